@@ -1,0 +1,21 @@
+"""The item that flows from the spider to the sitemap writer: one sitemap entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SitemapEntry:
+    """One ``<url>`` of a sitemap.
+
+    ``loc`` is an absolute, percent-encoded URL (not yet XML-escaped);
+    ``lastmod`` is a W3C Datetime string (a date, or a date-time with a zone);
+    ``changefreq`` is one of the protocol's seven words; ``priority`` is 0.0-1.0.
+    Optional fields are ``None`` when unknown and are then left out of the file.
+    """
+
+    loc: str
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: float | None = None
