@@ -1,0 +1,110 @@
+"""What a fetched page says about itself: indexability, canonical URL, content type.
+
+These functions read headers and an already parsed document (a parsel
+``Selector``, the one Scrapy's response caches and the LinkExtractor uses),
+so every page is parsed once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from parsel import Selector
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+# Directives that carry a colon of their own and so are not "agent: directive".
+_COLON_DIRECTIVES = frozenset(
+    {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
+)
+_LINK_HEADER_ITEM = re.compile(r"<([^>]*)>\s*((?:;\s*[^;,]+)*)")
+_REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;,]+))""", re.I)
+
+
+def media_type(content_type: str | bytes | None) -> str:
+    """The lower-cased media type of a ``Content-Type`` value, without parameters."""
+    if isinstance(content_type, bytes):
+        content_type = content_type.decode("latin-1")
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def is_html(content_type: str | bytes | None) -> bool:
+    """Whether a ``Content-Type`` header names an HTML document."""
+    return media_type(content_type) in HTML_TYPES
+
+
+@dataclass(frozen=True)
+class RobotsDirectives:
+    """The indexing directives that apply to this crawler."""
+
+    noindex: bool = False
+    nofollow: bool = False
+
+    def merge(self, other: RobotsDirectives) -> RobotsDirectives:
+        return RobotsDirectives(self.noindex or other.noindex, self.nofollow or other.nofollow)
+
+
+def _directives(tokens: Iterable[str]) -> RobotsDirectives:
+    words = {token.strip().lower() for token in tokens}
+    none = "none" in words
+    return RobotsDirectives(noindex=none or "noindex" in words, nofollow=none or "nofollow" in words)
+
+
+def robots_from_meta(selector: Selector, agents: Iterable[str]) -> RobotsDirectives:
+    """Directives of ``<meta name="robots">`` and of the named agents' own meta tags.
+
+    HTML attribute names are case-insensitive in the parser already; the value
+    of ``name`` is not, so it is compared lower-cased.
+    """
+    names = {"robots", *(agent.lower() for agent in agents)}
+    result = RobotsDirectives()
+    for meta in selector.xpath("//meta[@name and @content]"):
+        name = (meta.attrib.get("name") or "").strip().lower()
+        if name in names:
+            result = result.merge(_directives((meta.attrib.get("content") or "").split(",")))
+    return result
+
+
+def robots_from_header(values: Iterable[str | bytes], agents: Iterable[str]) -> RobotsDirectives:
+    """Directives of ``X-Robots-Tag`` header values.
+
+    A value may start with ``agent:`` and then applies to that agent only;
+    ``unavailable_after: <date>`` is a directive, not an agent.
+    """
+    wanted = {agent.lower() for agent in agents}
+    result = RobotsDirectives()
+    for raw in values:
+        value = raw.decode("latin-1") if isinstance(raw, bytes) else raw
+        head, sep, rest = value.partition(":")
+        agent = head.strip().lower()
+        if sep and agent not in _COLON_DIRECTIVES and "," not in head:
+            if agent not in wanted:
+                continue
+            value = rest
+        result = result.merge(_directives(value.split(",")))
+    return result
+
+
+def canonical_from_html(selector: Selector) -> str | None:
+    """The href of the first ``<link rel="canonical">``, as written."""
+    for link in selector.xpath("//link[@rel and @href]"):
+        rels = (link.attrib.get("rel") or "").lower().split()
+        if "canonical" in rels:
+            href = (link.attrib.get("href") or "").strip()
+            if href:
+                return href
+    return None
+
+
+def canonical_from_header(values: Iterable[str | bytes]) -> str | None:
+    """The target of a ``Link: <url>; rel="canonical"`` header, as written."""
+    for raw in values:
+        value = raw.decode("latin-1") if isinstance(raw, bytes) else raw
+        for match in _LINK_HEADER_ITEM.finditer(value):
+            for rel in _REL_PARAM.finditer(match.group(2) or ""):
+                words = next(g for g in rel.groups() if g is not None).lower().split()
+                if "canonical" in words and match.group(1).strip():
+                    return match.group(1).strip()
+    return None

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import pytest
+from parsel import Selector
+
+from sitemap_spider.pages import (
+    canonical_from_header,
+    canonical_from_html,
+    is_html,
+    robots_from_header,
+    robots_from_meta,
+)
+
+AGENTS = ("googlebot",)
+
+
+def page(head: str) -> Selector:
+    return Selector(text=f"<html><head>{head}</head><body>x</body></html>")
+
+
+@pytest.mark.parametrize(
+    ("head", "noindex", "nofollow"),
+    [
+        ("", False, False),
+        ('<meta name="robots" content="noindex">', True, False),
+        ('<meta name="robots" content="NOINDEX, NOFOLLOW">', True, True),
+        ('<meta content="noindex,follow" name="ROBOTS">', True, False),
+        ('<META NAME="Robots" CONTENT="none">', True, True),
+        ('<meta name="googlebot" content="noindex">', True, False),
+        ('<meta name="otherbot" content="noindex">', False, False),
+        ('<meta name="robots" content="index, nofollow">', False, True),
+        ('<meta name="robots" content="max-snippet:-1, noarchive">', False, False),
+        ('<meta name="description" content="noindex">', False, False),
+    ],
+)
+def test_robots_from_meta(head: str, noindex: bool, nofollow: bool) -> None:
+    directives = robots_from_meta(page(head), AGENTS)
+    assert (directives.noindex, directives.nofollow) == (noindex, nofollow)
+
+
+@pytest.mark.parametrize(
+    ("values", "noindex"),
+    [
+        ([], False),
+        (["noindex"], True),
+        ([b"NoIndex, nofollow"], True),
+        (["googlebot: noindex"], True),
+        (["GoogleBot:noindex"], True),
+        (["otherbot: noindex"], False),
+        (["otherbot: noindex", "none"], True),
+        (["unavailable_after: 25 Jun 2010 15:00:00 PST"], False),
+        (["noarchive, unavailable_after: 25 Jun 2010 15:00:00 PST"], False),
+        (["max-snippet: 20, noindex"], True),
+    ],
+)
+def test_robots_from_header(values: list[str | bytes], noindex: bool) -> None:
+    assert robots_from_header(values, AGENTS).noindex is noindex
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        ("", None),
+        ('<link rel="canonical" href="/a">', "/a"),
+        ('<link href=" https://h/b " REL="Canonical">', "https://h/b"),
+        ('<link rel="alternate canonical" href="/c">', "/c"),
+        ('<link rel="canonical" href="">', None),
+        ('<link rel="alternate" href="/fr/">', None),
+        ('<link rel="canonical" href="/first"><link rel="canonical" href="/second">', "/first"),
+    ],
+)
+def test_canonical_from_html(head: str, expected: str | None) -> None:
+    assert canonical_from_html(page(head)) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([], None),
+        (['<https://h/a>; rel="canonical"'], "https://h/a"),
+        ([b"<https://h/p.pdf>; rel=canonical"], "https://h/p.pdf"),
+        (['<https://h/s.css>; rel="preload"; as="style", <https://h/c>; rel="canonical"'], "https://h/c"),
+        (['<https://h/fr>; rel="alternate"; hreflang="fr"'], None),
+    ],
+)
+def test_canonical_from_header(values: list[str | bytes], expected: str | None) -> None:
+    assert canonical_from_header(values) == expected
+
+
+@pytest.mark.parametrize(
+    ("content_type", "expected"),
+    [
+        ("text/html", True),
+        (b"text/html; charset=utf-8", True),
+        ("Application/XHTML+XML", True),
+        ("application/pdf", False),
+        ("text/plain", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_is_html(content_type: str | bytes | None, expected: bool) -> None:
+    assert is_html(content_type) is expected

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import pytest
+
+from sitemap_spider.urls import Site, normalize_url, remove_dot_segments, repeated_segment_count, strip_query_params
+
+TRACKING = ("utm_*", "gclid", "fbclid")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("http://example.com", "http://example.com/"),
+        ("HTTP://Example.COM:80/a", "http://example.com/a"),
+        ("https://example.com:443/a", "https://example.com/a"),
+        ("https://example.com:8443/a", "https://example.com:8443/a"),
+        ("http://127.0.0.1:8000/a/./b/../c/", "http://127.0.0.1:8000/a/c/"),
+        ("http://h/a/b/../../../c", "http://h/c"),
+        ("http://h/page#section", "http://h/page"),
+        ("http://h/caf\u00e9 menu/", "http://h/caf%C3%A9%20menu/"),
+        ("http://h/categories/Docker\u7bc7/", "http://h/categories/Docker%E7%AF%87/"),
+        ("http://h/categories/Docker%e7%af%87/", "http://h/categories/Docker%E7%AF%87/"),
+        ("http://h/%7Euser/%41", "http://h/~user/A"),
+        ("http://h/a%2Fb", "http://h/a%2Fb"),
+        ("http://h/p?utm_source=x&id=3&utm_medium=y", "http://h/p?id=3"),
+        ("http://h/p?UTM_Source=x", "http://h/p"),
+        ("http://h/p?b=2&a=1&gclid=z", "http://h/p?b=2&a=1"),
+        ("http://h/p?", "http://h/p"),
+        ("http://h/search?q=a b&x=\u00e9", "http://h/search?q=a%20b&x=%C3%A9"),
+        ("http://EXÄMPLE.com/", "http://xn--exmple-cua.com/"),
+        ("  http://h/x  ", "http://h/x"),
+    ],
+)
+def test_normalize_url(raw: str, expected: str) -> None:
+    assert normalize_url(raw, TRACKING) == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["mailto:a@b.c", "tel:+123", "javascript:void(0)", "data:text/html,hi", "ftp://h/f", "/relative", "http://", "http://h:notaport/"],
+)
+def test_normalize_url_refuses_non_web_urls(raw: str) -> None:
+    assert normalize_url(raw) is None
+
+
+def test_normalize_url_is_idempotent() -> None:
+    once = normalize_url("HTTP://H:80/a/../caf\u00e9?utm_source=1&x=%e9#f", TRACKING)
+    assert once is not None
+    assert normalize_url(once, TRACKING) == once
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("/a/b/c/./../../g", "/a/g"), ("/a/./", "/a/"), ("/..", "/"), ("/a/..", "/"), ("/plain", "/plain"), ("/a.b/c", "/a.b/c")],
+)
+def test_remove_dot_segments(path: str, expected: str) -> None:
+    assert remove_dot_segments(path) == expected
+
+
+def test_strip_query_params_keeps_order_and_blank_values() -> None:
+    assert strip_query_params("z=1&utm_x=2&a=&b", ("utm_*",)) == "z=1&a=&b"
+
+
+@pytest.mark.parametrize(
+    ("url", "count"),
+    [("http://h/", 0), ("http://h/a/b", 1), ("http://h/a/more/more/more/", 3), ("http://h/x/a/x/b/x", 3)],
+)
+def test_repeated_segment_count(url: str, count: int) -> None:
+    assert repeated_segment_count(url) == count
+
+
+def test_site_scope_is_scheme_host_and_port() -> None:
+    site = Site("http://127.0.0.1:8000", "http://127.0.0.1:8000")
+    assert site.in_scope("http://127.0.0.1:8000/")
+    assert site.in_scope("http://127.0.0.1:8000?x=1")
+    assert not site.in_scope("http://127.0.0.1:80001/")
+    assert not site.in_scope("http://127.0.0.1:8001/")
+    assert not site.in_scope("https://127.0.0.1:8000/")
+    assert not site.in_scope("http://localhost:8000/")
+
+
+def test_site_maps_public_and_crawled_origins() -> None:
+    site = Site("http://127.0.0.1:8000", "https://www.example.com")
+    assert site.to_crawl("https://www.example.com/a?b=1") == "http://127.0.0.1:8000/a?b=1"
+    assert site.to_crawl("https://other.example.com/a") == "https://other.example.com/a"
+    assert site.to_public("http://127.0.0.1:8000/a") == "https://www.example.com/a"
+    assert site.to_public("http://127.0.0.1:8000") == "https://www.example.com"
