@@ -1,0 +1,73 @@
+"""Defaults of the sitemap spider: every ``SITEMAP_*`` setting and the Scrapy settings it changes.
+
+The spider applies these at Scrapy's 'default' priority, so a project's
+settings.py and ``-s NAME=VALUE`` override any of them. The README lists each
+one with its type and meaning; ``config.SitemapConfig`` validates them.
+"""
+
+from __future__ import annotations
+
+# --- Output -----------------------------------------------------------------
+# Directory the sitemap set is published to (relative to the working directory).
+SITEMAP_OUTPUT_DIR = "sitemaps"
+# Absolute URL the files will be served from; None means the public origin + "/".
+SITEMAP_BASE_URL: str | None = None
+# Shard limits: a shard closes before an entry would cross either (protocol maximums).
+SITEMAP_MAX_URLS = 50_000
+SITEMAP_MAX_BYTES = 52_428_800
+# Write shards as reproducible .xml.gz files (the index stays plain XML).
+SITEMAP_GZIP = False
+# Validate every file against the official XSDs before publishing it.
+SITEMAP_VALIDATE = True
+# Path of a JSON report listing every excluded URL with its reason; None: no report.
+SITEMAP_REPORT: str | None = None
+# Entries kept in memory before a sorted run spills to disk (bounds memory).
+SITEMAP_SORT_RUN_SIZE = 100_000
+
+# --- Which URLs are listed ----------------------------------------------------
+# Regular expressions searched in the public URL: only matches of INCLUDE (if
+# any) and no match of EXCLUDE are listed. Pages are crawled either way.
+SITEMAP_INCLUDE: list[str] = []
+SITEMAP_EXCLUDE: list[str] = []
+# List pages that say noindex / name another canonical URL anyway.
+SITEMAP_INCLUDE_NOINDEX = False
+SITEMAP_INCLUDE_CANONICALISED = False
+# Agent names whose robots meta tags and X-Robots-Tag lines apply besides "robots".
+SITEMAP_ROBOTS_AGENTS = ["googlebot"]
+# changefreq / priority rules: [{"pattern": regex, "changefreq": word, "priority": 0.0-1.0}].
+# Google and Bing ignore both fields, so nothing is written unless rules say so.
+SITEMAP_RULES: list[dict[str, object]] = []
+
+# --- Which URLs are crawled ---------------------------------------------------
+# Regular expressions searched in the public URL: matching URLs are never fetched.
+SITEMAP_DENY: list[str] = []
+# Query parameters removed from every URL (glob patterns, case-insensitive).
+SITEMAP_STRIP_PARAMS = [
+    "utm_*", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "fbclid", "msclkid",
+    "yclid", "twclid", "ttclid", "igshid", "mc_cid", "mc_eid", "_ga", "_gl",
+]
+# Follow rel="nofollow" links and pages with a nofollow robots directive: nofollow
+# says nothing about whether the target should be indexed.
+SITEMAP_FOLLOW_NOFOLLOW = True
+# A URL whose path repeats one segment more often than this is a crawler trap
+# (relative links building /a/more/more/more/...), and is not fetched.
+SITEMAP_MAX_SEGMENT_REPEATS = 3
+
+# --- Scrapy settings this crawl changes -------------------------------------
+ROBOTSTXT_OBEY = True
+# Breadth-first: with a depth limit, Scrapy's default LIFO order would drop pages
+# first reached through a long path; FIFO reaches every page by its shortest one.
+DEPTH_PRIORITY = 1
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
+SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+# Ends infinite URL spaces (calendars) while real pages dozens of clicks deep are found.
+DEPTH_LIMIT = 100
+# Politeness: a few parallel requests per site, adapted to the server's latency.
+CONCURRENT_REQUESTS_PER_DOMAIN = 8
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 0.25
+AUTOTHROTTLE_MAX_DELAY = 30.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
+# Pages larger than this are not HTML anyone indexes whole; don't download them.
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
+USER_AGENT = "Mozilla/5.0 (compatible; sitemap_spider/0.1)"

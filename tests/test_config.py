@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scrapy.settings import Settings
+
+from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_defaults
+
+
+def config(**overrides: Any) -> SitemapConfig:
+    settings = Settings()
+    apply_defaults(settings)
+    settings.setdict(overrides, priority="cmdline")
+    return SitemapConfig.from_settings(settings)
+
+
+def test_defaults_are_valid_and_protocol_sized() -> None:
+    conf = config()
+    assert (conf.max_urls, conf.max_bytes, conf.gzip, conf.validate) == (50_000, 52_428_800, False, True)
+    assert conf.output_dir.is_absolute() and conf.output_dir.name == "sitemaps"
+    assert "utm_*" in conf.strip_params and conf.follow_nofollow and not conf.rules
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("SITEMAP_MAX_URLS", "50001", "between 1 and 50,000"),
+        ("SITEMAP_MAX_URLS", "0", "between"),
+        ("SITEMAP_MAX_URLS", "many", "whole number"),
+        ("SITEMAP_MAX_BYTES", "60000000", "52,428,800"),
+        ("SITEMAP_GZIP", "perhaps", "true or false"),
+        ("SITEMAP_EXCLUDE", '["("]', "bad regular expression"),
+        ("SITEMAP_INCLUDE", "[", "bad regular expression"),
+        ("SITEMAP_DENY", '["ok", 3]', "list of regular expressions"),
+        ("SITEMAP_BASE_URL", "/sitemaps/", "absolute"),
+        ("SITEMAP_RULES", '[{"pattern": "/", "changefreq": "sometimes"}]', "changefreq must be one of"),
+        ("SITEMAP_RULES", '[{"pattern": "/", "priority": 1.5}]', "0.0 to 1.0"),
+        ("SITEMAP_RULES", '[{"pattern": "/", "priority": "high"}]', "0.0 to 1.0"),
+        ("SITEMAP_RULES", '[{"pattern": "/"}]', "neither"),
+        ("SITEMAP_RULES", '[{"pattern": "(", "priority": 0.5}]', "bad regular expression"),
+        ("SITEMAP_RULES", '[{"changefreq": "daily"}]', "pattern"),
+        ("SITEMAP_RULES", "{not json", "not valid JSON"),
+    ],
+)
+def test_bad_settings_name_the_setting(name: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        config(**{name: value})
+    assert str(error.value).startswith(name)
+    assert message in str(error.value)
+
+
+def test_settings_from_the_command_line_are_converted() -> None:
+    conf = config(
+        SITEMAP_MAX_URLS="7",
+        SITEMAP_GZIP="True",
+        SITEMAP_EXCLUDE="/a{1,3}/",
+        SITEMAP_STRIP_PARAMS="ref,UTM_*",
+        SITEMAP_BASE_URL="https://cdn.example.com/maps",
+        SITEMAP_RULES='[{"pattern": "/blog/", "changefreq": "daily", "priority": "0.8"}]',
+    )
+    assert conf.max_urls == 7 and conf.gzip is True
+    assert [p.pattern for p in conf.exclude] == ["/a{1,3}/"]
+    assert conf.strip_params == ("ref", "utm_*")
+    assert conf.base_url == "https://cdn.example.com/maps/"
+    rule = conf.rule_for("https://h/blog/post")
+    assert rule is not None and (rule.changefreq, rule.priority) == ("daily", 0.8)
+    assert conf.rule_for("https://h/about") is None
+
+
+def test_listable_applies_include_then_exclude() -> None:
+    conf = config(SITEMAP_INCLUDE='["/docs/"]', SITEMAP_EXCLUDE='["/docs/old/"]')
+    assert conf.listable("https://h/docs/a")
+    assert not conf.listable("https://h/docs/old/a")
+    assert not conf.listable("https://h/blog/a")
+
+
+def test_crawl_target_from_string_arguments() -> None:
+    target = CrawlTarget.from_arguments(
+        {"url": "HTTP://127.0.0.1:8000  http://127.0.0.1:8000/b?utm_source=x", "public_url": "https://www.example.com", "_job": "abc"},
+        ("utm_*",),
+    )
+    assert target.start_urls == ("http://127.0.0.1:8000/", "http://127.0.0.1:8000/b")
+    assert target.site.crawl_origin == "http://127.0.0.1:8000"
+    assert target.site.public_origin == "https://www.example.com"
+    assert target.base_url(config()) == "https://www.example.com/"
+    assert target.base_url(config(SITEMAP_BASE_URL="https://cdn.example.com/")) == "https://cdn.example.com/"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "name"),
+    [
+        ({}, "url"),
+        ({"url": "  "}, "url"),
+        ({"url": "/foo"}, "url"),
+        ({"url": "www.example.com"}, "url"),
+        ({"url": "ftp://h/"}, "url"),
+        ({"url": "http://a.example/ http://b.example/"}, "url"),
+        ({"url": "http://h/", "public_url": "example.com"}, "public_url"),
+        ({"url": "http://h/", "public_url": "https://example.com/blog/"}, "public_url"),
+        ({"url": "http://h/", "urls": "http://h/"}, "urls"),
+    ],
+)
+def test_bad_arguments_name_the_argument(arguments: dict[str, str], name: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        CrawlTarget.from_arguments(arguments)
+    assert error.value.name == name
