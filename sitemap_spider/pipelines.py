@@ -1,0 +1,148 @@
+"""The item pipeline: hands each entry to the sitemap set, publishes it when the crawl ends."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy import signals
+from scrapy.exceptions import DropItem
+
+from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
+from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+logger = logging.getLogger(__name__)
+
+#: Stats key holding why nothing was published; absent when the set was published.
+NOT_PUBLISHED_STAT = "sitemap/not_published"
+
+
+def entry_from_item(item: Any) -> SitemapEntry:
+    """Any item with a ``loc`` field (dict, dataclass, scrapy.Item) as a SitemapEntry."""
+    if isinstance(item, SitemapEntry):
+        return item
+    adapter = ItemAdapter(item)
+    loc = adapter.get("loc")
+    if not isinstance(loc, str):
+        raise InvalidEntryError(f"item has no 'loc' string: {item!r}")
+    priority = adapter.get("priority")
+    return SitemapEntry(
+        loc=loc,
+        lastmod=adapter.get("lastmod"),
+        changefreq=adapter.get("changefreq"),
+        priority=None if priority is None else float(priority),
+    )
+
+
+class SitemapPipeline:
+    """Collect entries while the crawl runs; publish the set only if the crawl finished.
+
+    A crawl that was interrupted, failed or listed no page publishes nothing,
+    so the set published before stays in place.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.builder: SitemapSetBuilder | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        pipeline = cls(crawler)
+        crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
+        return pipeline
+
+    def open_spider(self) -> None:
+        spider = self._spider()
+        options = OutputOptions(
+            output_dir=spider.config.output_dir,
+            base_url=spider.target.base_url(spider.config),
+            max_urls=spider.config.max_urls,
+            max_bytes=spider.config.max_bytes,
+            gzip=spider.config.gzip,
+            validate=spider.config.validate,
+            sort_run_size=spider.config.sort_run_size,
+        )
+        self.builder = SitemapSetBuilder(options)
+
+    def process_item(self, item: Any) -> Any:
+        assert self.builder is not None
+        try:
+            entry = entry_from_item(item)
+            self.builder.add(entry)
+        except (InvalidEntryError, ValueError, TypeError) as exc:
+            loc = ItemAdapter(item).get("loc") if ItemAdapter.is_item(item) else None
+            self._spider().report.exclude(str(loc), "invalid", str(exc))
+            raise DropItem(f"Not a valid sitemap entry: {exc}") from None
+        self.crawler.stats.inc_value("sitemap/entries")
+        return item
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        if self.builder is None:
+            return
+        report = self._spider().report
+        stats = self.crawler.stats
+        summary: dict[str, Any] = {"finish_reason": reason}
+        try:
+            if reason != "finished":
+                self.builder.discard()
+                self._not_published(f"the crawl did not finish ({reason})")
+                return
+            result = self.builder.publish()
+        except EmptySitemapError:
+            self._not_published("no page could be listed")
+            return
+        except (SitemapError, OSError) as exc:
+            self.builder.discard()
+            self._not_published(f"publishing failed: {exc}")
+            return
+        else:
+            stats.set_value("sitemap/urls", result.urls)
+            stats.set_value("sitemap/files", result.files)
+            stats.set_value("sitemap/excluded/duplicate", result.duplicates)
+            summary.update(self._summary(result))
+            self._log_summary(result, report.excluded_counts())
+        finally:
+            summary.setdefault("urls", 0)
+            summary.setdefault("files", 0)
+            summary.setdefault("not_published", stats.get_value(NOT_PUBLISHED_STAT))
+            report.write(summary)
+            report.close()
+
+    def _not_published(self, why: str) -> None:
+        self.crawler.stats.set_value(NOT_PUBLISHED_STAT, why)
+        logger.error(
+            "Sitemap NOT published: %s. Any set published earlier is left as it was.", why
+        )
+
+    @staticmethod
+    def _summary(result: PublishResult) -> dict[str, Any]:
+        return {
+            "urls": result.urls,
+            "files": result.files,
+            "index": str(result.index_path),
+            "index_url": result.index_url,
+        }
+
+    @staticmethod
+    def _log_summary(result: PublishResult, excluded: dict[str, int]) -> None:
+        reasons = ", ".join(f"{reason} {count:,}" for reason, count in excluded.items() if count)
+        logger.info(
+            "Sitemap published: %s URLs in %s file(s); index %s\n"
+            "  not listed: %s\n"
+            "  add this line to robots.txt:  Sitemap: %s",
+            f"{result.urls:,}",
+            result.files,
+            result.index_path,
+            reasons or "none",
+            result.index_url,
+        )
+
+    def _spider(self) -> Any:
+        return self.crawler.spider

@@ -1,0 +1,84 @@
+"""Every URL the crawl leaves out: counted in stats, and kept for the JSON report."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+EXCLUDED_PREFIX = "sitemap/excluded/"
+
+
+class CrawlReport:
+    """Counts exclusions under ``sitemap/excluded/<reason>``; spools them for the report.
+
+    The spool is a JSON Lines file next to the report, so a crawl of millions
+    of URLs does not hold its exclusions in memory.
+    """
+
+    def __init__(self, stats: StatsCollector, path: Path | None) -> None:
+        self._stats = stats
+        self._path = path
+        self._spool: IO[str] | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._spool = tempfile.NamedTemporaryFile(
+                "w+", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".jl"
+            )
+
+    def exclude(self, url: str, reason: str, detail: str | None = None) -> None:
+        """Record that ``url`` is not listed, and why."""
+        self._stats.inc_value(EXCLUDED_PREFIX + reason)
+        logger.debug("Not listed (%s%s): %s", reason, f": {detail}" if detail else "", url)
+        if self._spool is not None:
+            row: dict[str, str] = {"url": url, "reason": reason}
+            if detail:
+                row["detail"] = detail
+            self._spool.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def excluded_counts(self) -> dict[str, int]:
+        """Exclusions so far by reason, from the stats."""
+        stats = self._stats.get_stats()
+        return {
+            key[len(EXCLUDED_PREFIX) :]: int(value)
+            for key, value in sorted(stats.items())
+            if key.startswith(EXCLUDED_PREFIX)
+        }
+
+    def write(self, summary: Mapping[str, Any]) -> None:
+        """Write the report: ``summary`` fields, counts, sitemap stats, then every exclusion."""
+        if self._path is None or self._spool is None:
+            return
+        head = dict(summary)
+        head["excluded"] = self.excluded_counts()
+        head["stats"] = {
+            key: value
+            for key, value in sorted(self._stats.get_stats().items())
+            if key.startswith("sitemap/")
+        }
+        self._spool.flush()
+        self._spool.seek(0)
+        partial = self._path.with_name(f".{self._path.name}.partial")
+        with partial.open("w", encoding="utf-8") as out:
+            # Stream the spooled rows into the list instead of loading them all.
+            out.write(json.dumps(head, ensure_ascii=False, indent=1, default=str)[:-2])
+            out.write(',\n "excluded_urls": [')
+            for index, line in enumerate(self._spool):
+                out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
+            out.write("\n ]\n}\n")
+        os.replace(partial, self._path)
+        logger.info("Crawl report written to %s", self._path)
+
+    def close(self) -> None:
+        """Drop the spool file."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None

@@ -1,0 +1,225 @@
+"""The ``sitemap`` spider: finds the pages of one site and decides which belong in its sitemap."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any
+from urllib.parse import urljoin
+
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
+from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response, TextResponse
+from scrapy.linkextractors import LinkExtractor
+from scrapy.settings import BaseSettings
+from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.response import get_base_url, get_meta_refresh
+from twisted.python.failure import Failure
+
+from sitemap_spider import middlewares
+from sitemap_spider.config import CrawlTarget, SitemapConfig, apply_defaults
+from sitemap_spider.dates import lastmod_from_header
+from sitemap_spider.items import SitemapEntry
+from sitemap_spider.pages import (
+    RobotsDirectives,
+    canonical_from_header,
+    canonical_from_html,
+    is_html,
+    robots_from_header,
+    robots_from_meta,
+)
+from sitemap_spider.pipelines import SitemapPipeline
+from sitemap_spider.report import CrawlReport
+from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
+
+logger = logging.getLogger(__name__)
+
+# Library middleware -> the subclass that also records why a URL is not listed.
+_REPLACED_MIDDLEWARES = {
+    OffsiteMiddleware: middlewares.SiteScopeMiddleware,
+    RobotsTxtMiddleware: middlewares.RecordingRobotsTxtMiddleware,
+    RedirectMiddleware: middlewares.RecordingRedirectMiddleware,
+    MetaRefreshMiddleware: middlewares.RecordingMetaRefreshMiddleware,
+}
+
+
+class SitemapSpider(Spider):
+    """Crawl one site breadth-first; yield a :class:`SitemapEntry` for each indexable page.
+
+    ``-a url=`` one or more start URLs (one origin); ``-a public_url=`` the
+    origin to publish when crawling a staging or local copy.
+    """
+
+    name = "sitemap"
+    config: SitemapConfig
+    target: CrawlTarget
+    report: CrawlReport
+    link_extractor: LinkExtractor
+
+    @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        super().update_settings(settings)
+        apply_defaults(settings)
+        base = settings.getdict("DOWNLOADER_MIDDLEWARES_BASE")
+        for library_cls, ours in _REPLACED_MIDDLEWARES.items():
+            order = next(v for k, v in base.items() if k.endswith(library_cls.__name__))
+            settings.set_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", library_cls, None)
+            settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", ours, order)
+        settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", SitemapPipeline, 300)
+
+    @classmethod
+    def check_start_up(cls, settings: BaseSettings, arguments: dict[str, Any]) -> tuple[SitemapConfig, CrawlTarget]:
+        """Validate settings and arguments; :class:`ConfigError` names the first bad one."""
+        config = SitemapConfig.from_settings(settings)
+        return config, CrawlTarget.from_arguments(arguments, config.strip_params)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> SitemapSpider:
+        config, target = cls.check_start_up(crawler.settings, kwargs)
+        spider: SitemapSpider = super().from_crawler(crawler, *args, **kwargs)
+        spider.config = config
+        spider.target = target
+        crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
+        spider.link_extractor = LinkExtractor(
+            tags=("a", "area", "frame", "iframe"),
+            attrs=("href", "src"),
+            canonicalize=False,
+            unique=True,
+        )
+        return spider
+
+    def _open_report(self) -> None:
+        # Stats exist only once the crawl has started.
+        assert self.crawler.stats is not None
+        self.report = CrawlReport(self.crawler.stats, self.config.report_path)
+
+    async def start(self) -> AsyncIterator[Request]:
+        for url in self.target.start_urls:
+            yield self._request(url)
+
+    def parse(self, response: Response) -> Iterator[Request | SitemapEntry]:
+        """Judge one downloaded page and follow its links."""
+        url = normalize_url(response.url, self.config.strip_params) or response.url
+        site = self.target.site
+        if not site.in_scope(url):
+            self.report.exclude(url, "offsite")
+            return
+        if response.status != 200:
+            self.report.exclude(url, "status", str(response.status))
+            return
+        if not isinstance(response, TextResponse) or not self._is_html(response):
+            self.report.exclude(url, "non_html", self._content_type(response))
+            return
+        agents = self.config.robots_agents
+        directives = robots_from_meta(response.selector, agents).merge(
+            robots_from_header(response.headers.getlist("X-Robots-Tag"), agents)
+        )
+        yield from self._follow(response, directives)
+
+        canonical = self._canonical(response)
+        if canonical is not None and canonical != url:
+            if site.in_scope(canonical):
+                yield self._request(canonical)
+            if not self.config.include_canonicalised:
+                self.report.exclude(url, "canonical", f"names {canonical}")
+                return
+        if directives.noindex and not self.config.include_noindex:
+            self.report.exclude(url, "noindex")
+            return
+        public = site.to_public(url)
+        if len(public) > MAX_URL_LENGTH:
+            self.report.exclude(url, "too_long")
+            return
+        if not self.config.listable(public):
+            self.report.exclude(url, "pattern")
+            return
+        rule = self.config.rule_for(public)
+        yield SitemapEntry(
+            loc=public,
+            lastmod=lastmod_from_header(response.headers.get("Last-Modified")),
+            changefreq=rule.changefreq if rule else None,
+            priority=rule.priority if rule else None,
+        )
+
+    def on_error(self, failure: Failure) -> None:
+        """A request that produced no page: record why (robots and scope record themselves)."""
+        error = failure.value
+        if isinstance(error, HttpError):
+            response: Response = error.response
+            url = normalize_url(response.url) or response.url
+            self.report.exclude(url, "http_error", str(response.status))
+            return
+        if isinstance(error, IgnoreRequest):
+            return  # recorded by the middleware that dropped it
+        request: Request = failure.request  # type: ignore[attr-defined]
+        logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
+        self.report.exclude(request.url, "error", failure.getErrorMessage())
+
+    def _request(self, url: str, skip: str | None = None) -> Request:
+        meta = {middlewares.SKIP_META: skip} if skip else None
+        return Request(url, callback=self.parse, errback=self.on_error, meta=meta)
+
+    def _follow(self, response: TextResponse, directives: RobotsDirectives) -> Iterator[Request]:
+        follow_nofollow = self.config.follow_nofollow
+        if directives.nofollow and not follow_nofollow:
+            return
+        hrefs = [
+            link.url
+            for link in self.link_extractor.extract_links(response)
+            if follow_nofollow or not link.nofollow
+        ]
+        # Refreshes the MetaRefreshMiddleware did not take as redirects (long delays).
+        refresh = get_meta_refresh(response)[1]
+        if refresh:
+            hrefs.append(refresh)
+        for request in self._requests_for(hrefs):
+            yield request
+
+    def _requests_for(self, hrefs: Iterable[str]) -> Iterator[Request]:
+        site = self.target.site
+        for href in hrefs:
+            url = normalize_url(href, self.config.strip_params)
+            if url is None:
+                continue
+            url = site.to_crawl(url)
+            if not site.in_scope(url):
+                self.crawler.stats.inc_value("sitemap/links/offsite")
+                continue
+            yield self._request(url, self._skip_reason(url))
+
+    def _skip_reason(self, url: str) -> str | None:
+        """Why a link on the site is not to be fetched at all, if it is not."""
+        public = self.target.site.to_public(url)
+        if len(public) > MAX_URL_LENGTH:
+            return "too_long"
+        if repeated_segment_count(url) > self.config.max_segment_repeats:
+            return "trap"
+        if any(pattern.search(public) for pattern in self.config.deny):
+            return "denied"
+        return None
+
+    def _canonical(self, response: TextResponse) -> str | None:
+        href = canonical_from_html(response.selector)
+        base = get_base_url(response)
+        if href is None:
+            href = canonical_from_header(response.headers.getlist("Link"))
+            base = response.url
+        if href is None:
+            return None
+        url = normalize_url(urljoin(base, href), self.config.strip_params)
+        return None if url is None else self.target.site.to_crawl(url)
+
+    @staticmethod
+    def _content_type(response: Response) -> str:
+        return (response.headers.get("Content-Type") or b"").decode("latin-1")
+
+    def _is_html(self, response: TextResponse) -> bool:
+        content_type = response.headers.get("Content-Type")
+        if content_type is None:
+            # No header: trust what Scrapy sniffed from the body.
+            return response.__class__.__name__ == "HtmlResponse"
+        return is_html(content_type)
