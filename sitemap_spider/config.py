@@ -273,10 +273,11 @@ def _rules(settings: BaseSettings) -> tuple[Rule, ...]:
 
 
 def apply_defaults(settings: BaseSettings) -> None:
-    """Give every setting of :mod:`default_settings` its value at 'default' priority.
+    """Give every setting of :mod:`default_settings` its value at 'addon' priority.
 
-    Project settings and ``-s`` still win; Scrapy's own defaults do not.
+    Above Scrapy's defaults, below the project's settings.py and ``-s``: the
+    spider's defaults behave as an add-on's would.
     """
     for name in dir(default_settings):
         if name.isupper():
-            settings.set(name, getattr(default_settings, name), priority="default")
+            settings.set(name, getattr(default_settings, name), priority="addon")
