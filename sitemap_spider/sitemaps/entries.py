@@ -1,0 +1,68 @@
+"""Any item with a ``loc`` field, as a checked :class:`SitemapEntry`.
+
+Shared by the crawl's pipeline and the ``sitemap`` feed exporter, so both
+accept the same items: dicts, dataclasses, ``scrapy.Item`` (through itemadapter).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from numbers import Real
+from typing import Any
+
+from itemadapter import ItemAdapter
+
+from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.xml import check_entry
+
+
+def format_lastmod(value: object) -> str | None:
+    """Return a W3C Datetime string for a str, a ``date`` or an aware ``datetime``.
+
+    Aware datetimes are written in UTC with seconds (``2024-05-01T10:20:30+00:00``); a naive
+    datetime is refused, because its instant is unknown.
+    """
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, datetime):  # before date: a datetime is also a date
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise InvalidEntryError(f"lastmod {value.isoformat()} is a naive datetime (no zone)")
+        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    if isinstance(value, date):
+        return value.isoformat()
+    raise InvalidEntryError(f"lastmod must be a str, date or datetime, not {type(value).__name__}")
+
+
+def _priority(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise InvalidEntryError(f"priority {value!r} is not a number") from None
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return float(value)
+    raise InvalidEntryError(f"priority must be a number, not {type(value).__name__}")
+
+
+def entry_from_item(item: Any) -> SitemapEntry:
+    """Return the checked SitemapEntry of any item with a ``loc`` field."""
+    if isinstance(item, SitemapEntry):
+        check_entry(item)
+        return item
+    adapter = ItemAdapter(item)
+    if adapter.get("loc") is None:
+        raise InvalidEntryError("item has no loc field")
+    changefreq = adapter.get("changefreq")
+    digest = adapter.get("content_digest")
+    entry = SitemapEntry(
+        loc=adapter["loc"],
+        lastmod=format_lastmod(adapter.get("lastmod")),
+        changefreq=changefreq,
+        priority=_priority(adapter.get("priority")),
+        content_digest=None if digest is None else str(digest),
+    )
+    check_entry(entry)
+    return entry

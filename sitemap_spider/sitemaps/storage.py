@@ -1,0 +1,113 @@
+"""Storage: a staging directory beside the published files, and an atomic-per-file publish.
+
+New files are written into a staging directory inside ``output_dir`` (same filesystem, so
+``os.replace`` is atomic), then moved into place shards first and the index last: a reader
+that follows the index never finds a listed shard missing, and nothing published so far
+changes until every new file is complete.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from sitemap_spider.sitemaps.errors import SitemapError
+
+logger = logging.getLogger(__name__)
+
+STAGING_PREFIX = ".sitemap-staging-"
+SHARD_FILE_PATTERN = re.compile(r"^sitemap-\d{5}\.xml(\.gz)?$")
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make the renames inside ``directory`` durable."""
+    if os.name != "posix":  # directories cannot be opened for fsync on Windows
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by another user
+        return True
+    return True
+
+
+class SitemapStorage:
+    """The published sitemap files of one output directory."""
+
+    def __init__(self, output_dir: Path) -> None:
+        self.output_dir = Path(output_dir)
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+
+    def staging_dir(self) -> Path:
+        """Return a new, empty staging directory on the same filesystem as the output.
+
+        Its name carries this process's id, so that staging directories left by a
+        killed process can be told from those of a live one and removed.
+        """
+        self._remove_abandoned_staging()
+        return Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=self.output_dir))
+
+    def _remove_abandoned_staging(self) -> None:
+        for path in self.output_dir.glob(f"{STAGING_PREFIX}*"):
+            pid = path.name[len(STAGING_PREFIX) :].split("-", 1)[0]
+            if path.is_dir() and pid.isdigit() and not _process_alive(int(pid)):
+                logger.info("Removing %s, left by a process that no longer runs", path)
+                shutil.rmtree(path, ignore_errors=True)
+
+    def _check_staging(self, staging: Path) -> Path:
+        # A guard before rmtree: never remove anything but one of our staging dirs.
+        staging = Path(staging)
+        if staging.parent.resolve() != self.output_dir.resolve() or not staging.name.startswith(
+            STAGING_PREFIX
+        ):
+            raise SitemapError(f"{staging} is not a staging directory of {self.output_dir}")
+        return staging
+
+    def publish(self, staging: Path, shard_names: list[str], index_name: str) -> None:
+        """Move the shards, then the index, into place; remove stale shards and ``staging``."""
+        staging = self._check_staging(staging)
+        names = [*shard_names, index_name]
+        for name in names:
+            if Path(name).name != name or name.startswith("."):
+                raise SitemapError(f"not a plain file name: {name!r}")
+            if not (staging / name).is_file():
+                raise SitemapError(f"{name} is missing from staging directory {staging}")
+        # Checked everything before the first rename: up to here the old set is untouched.
+        for name in names:
+            os.replace(staging / name, self.output_dir / name)
+        fsync_directory(self.output_dir)
+        # The new set is live from here on: a failed cleanup is reported, not raised, so
+        # that callers do not announce a published set as "not published".
+        try:
+            self._remove_stale_shards(set(shard_names))
+            shutil.rmtree(staging)
+        except OSError as exc:
+            logger.warning("Published, but cleaning up %s failed: %s", self.output_dir, exc)
+        logger.info("Published %s and %d sitemap files in %s", index_name, len(shard_names), self.output_dir)
+
+    def _remove_stale_shards(self, current: set[str]) -> None:
+        # Shards of an earlier, bigger (or differently compressed) run that no index lists.
+        for path in sorted(self.output_dir.iterdir()):
+            if SHARD_FILE_PATTERN.match(path.name) and path.name not in current and path.is_file():
+                logger.info("Removing stale sitemap file %s", path)
+                path.unlink()
+        fsync_directory(self.output_dir)
+
+    def discard(self, staging: Path) -> None:
+        """Remove a staging directory and everything in it; a missing one is fine."""
+        staging = self._check_staging(staging)
+        if staging.exists():
+            shutil.rmtree(staging)

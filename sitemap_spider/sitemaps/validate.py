@@ -1,0 +1,129 @@
+"""Streaming validation of sitemap files against the official XSDs and the protocol's limits.
+
+The XSDs are read through importlib.resources only: under Scrapyd the package runs from a
+zipped egg, where package files have no filesystem path.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import importlib.resources
+import io
+import logging
+import zlib
+from pathlib import Path
+from typing import Final
+
+# lxml ships no type information (lxml-stubs is not a dependency of the project).
+from lxml import etree  # type: ignore[import-untyped]
+
+from sitemap_spider.sitemaps.errors import SitemapValidationError
+from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE
+
+logger = logging.getLogger(__name__)
+
+MAX_CHILDREN: Final = 50_000
+MAX_UNCOMPRESSED_BYTES: Final = 52_428_800
+SCHEMA_PACKAGE: Final = "sitemap_spider.schemas"
+# Root element -> (schema file, child element counted against MAX_CHILDREN).
+_KINDS: Final = {"urlset": ("sitemap.xsd", "url"), "sitemapindex": ("siteindex.xsd", "sitemap")}
+
+
+@functools.cache
+def load_schema(file_name: str) -> etree.XMLSchema:
+    """Return the parsed official schema ``file_name`` (cached; lxml validators are per call)."""
+    data = importlib.resources.files(SCHEMA_PACKAGE).joinpath(file_name).read_bytes()
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    return etree.XMLSchema(etree.fromstring(data, parser))
+
+
+class _CountingReader:
+    """A read()-only view of a stream that stops once more than ``limit`` bytes came out."""
+
+    def __init__(self, stream: io.BufferedIOBase, limit: int, name: str) -> None:
+        self._stream = stream
+        self._limit = limit
+        self._name = name
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        self.count += len(data)
+        if self.count > self._limit:
+            raise SitemapValidationError(f"{self._name}: more than {self._limit} uncompressed bytes")
+        return data
+
+
+def _open(path: Path) -> io.BufferedIOBase:
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def _root_kind(path: Path) -> str:
+    """Return "urlset" or "sitemapindex" from the root element, reading only the file's head."""
+    try:
+        with _open(path) as stream:
+            reader = _CountingReader(stream, MAX_UNCOMPRESSED_BYTES, str(path))
+            events = etree.iterparse(reader, events=("start",), no_network=True)
+            _, root = next(events)
+    except (etree.XMLSyntaxError, OSError, EOFError, zlib.error, StopIteration) as exc:
+        raise SitemapValidationError(f"{path}: not a readable XML file: {exc}") from exc
+    qname = etree.QName(root)
+    if qname.localname not in _KINDS:
+        raise SitemapValidationError(
+            f"{path}: root element <{qname.localname}> is neither <urlset> nor <sitemapindex>"
+        )
+    if qname.namespace != SITEMAP_NAMESPACE:
+        raise SitemapValidationError(
+            f"{path}: <{qname.localname}> has namespace {qname.namespace!r}, expected {SITEMAP_NAMESPACE!r}"
+        )
+    return str(qname.localname)
+
+
+def validate_file(path: Path) -> int:
+    """Validate a sitemap or sitemap index (.xml or .xml.gz); return its number of children.
+
+    Streams the file, so memory stays small whatever its size. Raises SitemapValidationError
+    naming the file and the problem.
+    """
+    path = Path(path)
+    kind = _root_kind(path)
+    schema_name, child = _KINDS[kind]
+    child_tag = f"{{{SITEMAP_NAMESPACE}}}{child}"
+    root_tag = f"{{{SITEMAP_NAMESPACE}}}{kind}"
+    count = 0
+    complete = False
+    try:
+        with _open(path) as stream:
+            reader = _CountingReader(stream, MAX_UNCOMPRESSED_BYTES, str(path))
+            # resolve_entities keeps lxml's default ("internal": never an external entity);
+            # with schema=, resolve_entities=False hides a truncated document's error.
+            events = etree.iterparse(
+                reader,
+                events=("end",),
+                tag=(child_tag, root_tag),
+                schema=load_schema(schema_name),
+                no_network=True,
+            )
+            for _, element in events:
+                if element.tag == root_tag:
+                    complete = True
+                    continue
+                count += 1
+                if count > MAX_CHILDREN:
+                    raise SitemapValidationError(f"{path}: more than {MAX_CHILDREN} <{child}> elements")
+                # Drop what was parsed so far: only the current element stays in memory.
+                element.clear()
+                parent = element.getparent()
+                while parent is not None and element.getprevious() is not None:
+                    del parent[0]
+    except etree.XMLSyntaxError as exc:
+        raise SitemapValidationError(f"{path}: {schema_name}: {exc}") from exc
+    except (OSError, EOFError, zlib.error) as exc:
+        raise SitemapValidationError(f"{path}: cannot read: {exc}") from exc
+    if not complete:  # belt and braces: never call a document valid without its end tag
+        raise SitemapValidationError(f"{path}: incomplete document, </{kind}> not found")
+    logger.debug("%s is a valid <%s> of %d <%s>", path, kind, count, child)
+    return count

@@ -1,0 +1,338 @@
+"""Tests of sitemap_spider/sitemaps/xml.py: escaping, formatting, entry checks, elements."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from string import ascii_letters, digits
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree  # type: ignore[import-untyped]
+from sitemap_check import read_urls, schema
+
+from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.xml import (
+    SITEMAPINDEX_CLOSE,
+    SITEMAPINDEX_OPEN,
+    URLSET_CLOSE,
+    URLSET_OPEN,
+    check_entry,
+    escape,
+    format_priority,
+    parse_lastmod,
+    sitemap_element,
+    url_element,
+    xml_lastmod,
+)
+
+
+def urlset(*entries: SitemapEntry) -> bytes:
+    return URLSET_OPEN + b"".join(url_element(entry) for entry in entries) + URLSET_CLOSE
+
+
+def test_document_frames_use_the_http_namespace() -> None:
+    assert URLSET_OPEN == (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    )
+    assert URLSET_CLOSE == b"</urlset>\n"
+    assert SITEMAPINDEX_OPEN.endswith(b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
+    assert SITEMAPINDEX_CLOSE == b"</sitemapindex>\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "escaped"),
+    [
+        ("plain", "plain"),
+        ("a&b", "a&amp;b"),
+        ("<>", "&lt;&gt;"),
+        ("\"'", "&quot;&apos;"),
+        ("&amp;", "&amp;amp;"),
+        ("?q=1&r='x'&s=\"<y>\"", "?q=1&amp;r=&apos;x&apos;&amp;s=&quot;&lt;y&gt;&quot;"),
+    ],
+)
+def test_escape(raw: str, escaped: str) -> None:
+    assert escape(raw) == escaped
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.5, "0.5"),
+        (1, "1.0"),
+        (1.0, "1.0"),
+        (0, "0.0"),
+        (0.75, "0.75"),
+        (0.1234, "0.1234"),
+        (0.12345, "0.1235"),
+        (1e-05, "0.0"),
+        (-0.0, "0.0"),
+        (0.3, "0.3"),
+        (2.5e-1, "0.25"),
+    ],
+)
+def test_format_priority(value: float, text: str) -> None:
+    assert format_priority(value) == text
+
+
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        (SitemapEntry("https://example.com/"), b"<url><loc>https://example.com/</loc></url>\n"),
+        (
+            SitemapEntry("https://example.com/a?b=1&c=2", "2024-05-01", "daily", 0.8),
+            (
+                b"<url><loc>https://example.com/a?b=1&amp;c=2</loc><lastmod>2024-05-01</lastmod>"
+                b"<changefreq>daily</changefreq><priority>0.8</priority></url>\n"
+            ),
+        ),
+        (
+            SitemapEntry("https://example.com/", priority=1),
+            b"<url><loc>https://example.com/</loc><priority>1.0</priority></url>\n",
+        ),
+        (
+            SitemapEntry("https://example.com/", lastmod="2024-05-01T10:20+02:00"),
+            b"<url><loc>https://example.com/</loc><lastmod>2024-05-01T10:20:00+02:00</lastmod></url>\n",
+        ),
+    ],
+)
+def test_url_element(entry: SitemapEntry, line: bytes) -> None:
+    check_entry(entry)
+    assert url_element(entry) == line
+    read_urls(urlset(entry), "one entry")
+
+
+def test_sitemap_element() -> None:
+    assert sitemap_element("https://example.com/s-1.xml", None) == (
+        b"<sitemap><loc>https://example.com/s-1.xml</loc></sitemap>\n"
+    )
+    assert sitemap_element("https://example.com/?a&b", "2024-05-01T10:20Z") == (
+        b"<sitemap><loc>https://example.com/?a&amp;b</loc><lastmod>2024-05-01T10:20:00Z</lastmod></sitemap>\n"
+    )
+
+
+VALID_LOCS = [
+    "http://example.com",
+    "https://example.com/",
+    "https://example.com:8443/a/b?c=d&e=f#frag",
+    "https://user:pw@example.com/",
+    "http://[::1]:8080/x",
+    "https://example.com/categories/Docker%E7%AF%87/",
+    "https://example.com/a%20b?q='x'&r=\"y\"&s=<z>",
+    "https://a.bc/",  # 12 characters, the XSD's minimum
+    "https://example.com/" + "a" * (2048 - 20),
+]
+
+
+@pytest.mark.parametrize("loc", VALID_LOCS)
+def test_valid_locs(loc: str) -> None:
+    check_entry(SitemapEntry(loc))
+    assert read_urls(urlset(SitemapEntry(loc)), loc) == [{"loc": loc}]
+
+
+@pytest.mark.parametrize(
+    ("loc", "reason"),
+    [
+        ("/relative/path", "absolute"),
+        ("example.com/page", "absolute"),
+        ("ftp://example.com/file", "absolute"),
+        ("mailto:someone@example.com", "absolute"),
+        ("https:///path-without-host", "absolute"),
+        ("https://example.com/" + "a" * (2049 - 20), "2048"),
+        ("https://example.com/a b", "whitespace"),
+        ("https://example.com/a\tb", "whitespace"),
+        ("https://example.com/a\x00b", "control"),
+        ("https://example.com/a\x7fb", "control"),
+        ("https://example.com/caf\u00e9", "non-ASCII"),
+        ("https://ex\u00e4mple.com/", "non-ASCII"),
+        ("http://a.b/", "12"),
+        ("https://example.com/%zz", "hex"),
+        ("https://example.com/100%", "hex"),
+        ("https://example.com:port/", "port"),
+        ("https://example.com:/", "port"),
+        ("https://example.com/a[1]", "%5B"),
+        ("https://example.com/#a#b", "%23"),
+        ("https://exa<mple.com/", "host"),
+    ],
+)
+def test_invalid_locs(loc: str, reason: str) -> None:
+    with pytest.raises(InvalidEntryError, match=reason):
+        check_entry(SitemapEntry(loc))
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "instant"),
+    [
+        ("2024-05-01", datetime(2024, 5, 1, tzinfo=UTC)),
+        ("2024-02-29", datetime(2024, 2, 29, tzinfo=UTC)),
+        ("2024-05-01T10:20Z", datetime(2024, 5, 1, 10, 20, tzinfo=UTC)),
+        ("2024-05-01T10:20:30+02:00", datetime(2024, 5, 1, 8, 20, 30, tzinfo=UTC)),
+        ("2024-05-01T10:20:30.5-05:30", datetime(2024, 5, 1, 15, 50, 30, 500000, tzinfo=UTC)),
+        ("2024-05-01T10:20:30.123456789Z", datetime(2024, 5, 1, 10, 20, 30, 123456, tzinfo=UTC)),
+        ("2024-05-01T00:00:00+14:00", datetime(2024, 4, 30, 10, tzinfo=UTC)),
+    ],
+)
+def test_valid_lastmods(lastmod: str, instant: datetime) -> None:
+    check_entry(SitemapEntry("https://example.com/", lastmod=lastmod))
+    assert parse_lastmod(lastmod) == instant
+    [url] = read_urls(urlset(SitemapEntry("https://example.com/", lastmod=lastmod)), lastmod)
+    assert parse_lastmod(url["lastmod"]) == instant
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "reason"),
+    [
+        ("2024", "precision"),
+        ("2024-05", "precision"),
+        ("2024-05-01T10:20:30", "W3C"),  # a time without a zone
+        ("2024-05-01T10:20", "W3C"),
+        ("2024-05-01 10:20:30Z", "W3C"),
+        ("2024-13-01", "real"),
+        ("2024-02-30", "real"),
+        ("2023-02-29", "real"),
+        ("0000-01-01", "real"),
+        ("2024-05-01T24:00:00Z", "real"),
+        ("2024-05-01T10:60:00Z", "real"),
+        ("2024-05-01T10:20:60Z", "real"),
+        ("2024-05-01T10:20:30+14:30", "real"),
+        ("2024-05-01T10:20:30+05:60", "real"),
+        ("2024-05-01T10:20:30.Z", "W3C"),
+        ("2024-5-1", "W3C"),
+        ("now", "W3C"),
+        ("", "W3C"),
+        ("Wed, 01 May 2024 10:20:30 GMT", "W3C"),
+    ],
+)
+def test_invalid_lastmods(lastmod: str, reason: str) -> None:
+    with pytest.raises(InvalidEntryError, match=reason):
+        check_entry(SitemapEntry("https://example.com/", lastmod=lastmod))
+
+
+@pytest.mark.parametrize("changefreq", ["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"])
+def test_valid_changefreqs(changefreq: str) -> None:
+    check_entry(SitemapEntry("https://example.com/", changefreq=changefreq))
+
+
+@pytest.mark.parametrize("changefreq", ["Daily", "sometimes", "", " weekly"])
+def test_invalid_changefreqs(changefreq: str) -> None:
+    with pytest.raises(InvalidEntryError, match="changefreq"):
+        check_entry(SitemapEntry("https://example.com/", changefreq=changefreq))
+
+
+@pytest.mark.parametrize("priority", [0, 0.0, 0.5, 1, 1.0, 0.0001])
+def test_valid_priorities(priority: float) -> None:
+    entry = SitemapEntry("https://example.com/", priority=priority)
+    check_entry(entry)
+    read_urls(urlset(entry), str(priority))
+
+
+@pytest.mark.parametrize("priority", [-0.1, 1.01, 2, float("nan"), float("inf"), True, "0.5"])
+def test_invalid_priorities(priority: object) -> None:
+    with pytest.raises(InvalidEntryError, match="priority"):
+        check_entry(SitemapEntry("https://example.com/", priority=priority))  # type: ignore[arg-type]
+
+
+def test_invalid_entry_error_is_a_value_error() -> None:
+    with pytest.raises(ValueError):
+        check_entry(SitemapEntry("nope"))
+
+
+# --- property tests -------------------------------------------------------------------
+
+_UNRESERVED = ascii_letters + digits + "-._~"
+_PATH_CHARS = _UNRESERVED + "!$&'()*+,;=:@" + "&'\"<>"
+_PERCENT = st.builds(lambda b: f"%{b:02X}", st.integers(0, 255))
+
+
+def _component(chars: str) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(list(chars)) | _PERCENT, max_size=12).map("".join)
+
+
+_HOSTS = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,8}){0,2}\.[a-z]{2,6}", fullmatch=True)
+_URLS = st.builds(
+    lambda scheme, host, port, segments, query, fragment: (
+        f"{scheme}://{host}{port}/" + "/".join(segments) + query + fragment
+    ),
+    st.sampled_from(["http", "https"]),
+    _HOSTS,
+    st.sampled_from(["", ":8080", ":1"]),
+    st.lists(_component(_PATH_CHARS), max_size=4),
+    st.none().map(lambda _: "") | _component(_PATH_CHARS + "/?").map(lambda q: "?" + q),
+    st.none().map(lambda _: "") | _component(_PATH_CHARS + "/?").map(lambda f: "#" + f),
+).filter(lambda url: len(url) >= 12)
+
+
+@st.composite
+def _lastmods(draw: st.DrawFn) -> str:
+    moment = draw(st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 30)))
+    style = draw(st.sampled_from(["date", "minutes", "seconds", "fraction"]))
+    # Formatted by hand: strftime("%Y") does not pad years below 1000 on every platform.
+    day = f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+    if style == "date":
+        return day
+    minutes = draw(st.integers(-14 * 60, 14 * 60))
+    zone = (
+        "Z"
+        if minutes == 0 and draw(st.booleans())
+        else (f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}")
+    )
+    text = f"{day}T{moment.hour:02d}:{moment.minute:02d}"
+    if style != "minutes":
+        text += f":{moment.second:02d}"
+    if style == "fraction":
+        text += "." + str(draw(st.integers(0, 10**9))).zfill(draw(st.integers(1, 10)))
+    return text + zone
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    loc=_URLS,
+    lastmod=st.none() | _lastmods(),
+    changefreq=st.none() | st.sampled_from(["always", "daily", "never"]),
+    priority=st.none() | st.floats(0.0, 1.0),
+)
+def test_any_valid_entry_validates_and_reads_back(
+    loc: str, lastmod: str | None, changefreq: str | None, priority: float | None
+) -> None:
+    entry = SitemapEntry(loc, lastmod, changefreq, priority)
+    check_entry(entry)
+    [url] = read_urls(urlset(entry), loc)
+    assert url.pop("loc") == loc
+    if lastmod is not None:
+        written = url.pop("lastmod")
+        assert written == xml_lastmod(lastmod)
+        assert parse_lastmod(written) == parse_lastmod(lastmod)
+    if changefreq is not None:
+        assert url.pop("changefreq") == changefreq
+    if priority is not None:
+        assert abs(float(url.pop("priority")) - priority) <= 0.00005
+    assert url == {}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tail=st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=20),
+    host=st.sampled_from(["example.com", "[::1]", "u:p@example.com", "example.com:80"]),
+)
+def test_accepted_locs_always_satisfy_the_xsd(tail: str, host: str) -> None:
+    # check_entry may be stricter than sitemap.xsd, never looser.
+    entry = SitemapEntry(f"https://{host}/{tail}")
+    try:
+        check_entry(entry)
+    except InvalidEntryError:
+        return
+    assert schema("sitemap.xsd").validate(etree.fromstring(urlset(entry))), entry
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d{0,3})?)?(Z|[+-]\d\d:\d\d)?)?", fullmatch=True))
+def test_accepted_lastmods_always_satisfy_the_xsd(lastmod: str) -> None:
+    entry = SitemapEntry("https://example.com/", lastmod=lastmod)
+    try:
+        check_entry(entry)
+    except InvalidEntryError:
+        return
+    assert schema("sitemap.xsd").validate(etree.fromstring(urlset(entry))), lastmod
+    assert parse_lastmod(lastmod).tzinfo is not None
