@@ -66,6 +66,7 @@ class SitemapConfig:
     follow_nofollow: bool
     include_noindex: bool
     include_canonicalised: bool
+    dedupe_content: bool
     robots_agents: tuple[str, ...]
     max_segment_repeats: int
     rules: tuple[Rule, ...]
@@ -90,6 +91,7 @@ class SitemapConfig:
             follow_nofollow=_bool(settings, "SITEMAP_FOLLOW_NOFOLLOW"),
             include_noindex=_bool(settings, "SITEMAP_INCLUDE_NOINDEX"),
             include_canonicalised=_bool(settings, "SITEMAP_INCLUDE_CANONICALISED"),
+            dedupe_content=_bool(settings, "SITEMAP_DEDUPE_CONTENT"),
             robots_agents=tuple(a.lower() for a in _strings(settings, "SITEMAP_ROBOTS_AGENTS")),
             max_segment_repeats=_int(settings, "SITEMAP_MAX_SEGMENT_REPEATS", 1, 1_000),
             rules=_rules(settings),

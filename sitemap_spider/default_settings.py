@@ -32,6 +32,9 @@ SITEMAP_EXCLUDE: list[str] = []
 # List pages that say noindex / name another canonical URL anyway.
 SITEMAP_INCLUDE_NOINDEX = False
 SITEMAP_INCLUDE_CANONICALISED = False
+# A page served byte for byte the same under several URLs (/ and /index.html,
+# ?print=1 variants) is listed once, under the first of its URLs in sort order.
+SITEMAP_DEDUPE_CONTENT = True
 # Agent names whose robots meta tags and X-Robots-Tag lines apply besides "robots".
 SITEMAP_ROBOTS_AGENTS = ["googlebot"]
 # changefreq / priority rules: [{"pattern": regex, "changefreq": word, "priority": 0.0-1.0}].

@@ -7,6 +7,7 @@ so every page is parsed once.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,6 +34,11 @@ def media_type(content_type: str | bytes | None) -> str:
 def is_html(content_type: str | bytes | None) -> bool:
     """Whether a ``Content-Type`` header names an HTML document."""
     return media_type(content_type) in HTML_TYPES
+
+
+def content_digest(body: bytes) -> str:
+    """A short hash of a page's bytes: equal for the same page served under two URLs."""
+    return hashlib.blake2b(body, digest_size=10).hexdigest()
 
 
 @dataclass(frozen=True)

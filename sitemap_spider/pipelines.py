@@ -10,6 +10,7 @@ from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entries import entry_from_item
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
 
@@ -22,23 +23,6 @@ logger = logging.getLogger(__name__)
 
 #: Stats key holding why nothing was published; absent when the set was published.
 NOT_PUBLISHED_STAT = "sitemap/not_published"
-
-
-def entry_from_item(item: Any) -> SitemapEntry:
-    """Any item with a ``loc`` field (dict, dataclass, scrapy.Item) as a SitemapEntry."""
-    if isinstance(item, SitemapEntry):
-        return item
-    adapter = ItemAdapter(item)
-    loc = adapter.get("loc")
-    if not isinstance(loc, str):
-        raise InvalidEntryError(f"item has no 'loc' string: {item!r}")
-    priority = adapter.get("priority")
-    return SitemapEntry(
-        loc=loc,
-        lastmod=adapter.get("lastmod"),
-        changefreq=adapter.get("changefreq"),
-        priority=None if priority is None else float(priority),
-    )
 
 
 class SitemapPipeline:
@@ -76,7 +60,7 @@ class SitemapPipeline:
         try:
             entry = entry_from_item(item)
             self.builder.add(entry)
-        except (InvalidEntryError, ValueError, TypeError) as exc:
+        except InvalidEntryError as exc:
             loc = ItemAdapter(item).get("loc") if ItemAdapter.is_item(item) else None
             self._spider().report.exclude(str(loc), "invalid", str(exc))
             raise DropItem(f"Not a valid sitemap entry: {exc}") from None
@@ -94,7 +78,7 @@ class SitemapPipeline:
                 self.builder.discard()
                 self._not_published(f"the crawl did not finish ({reason})")
                 return
-            result = self.builder.publish()
+            result = self.builder.publish(self._content_duplicate)
         except EmptySitemapError:
             self._not_published("no page could be listed")
             return
@@ -105,7 +89,8 @@ class SitemapPipeline:
         else:
             stats.set_value("sitemap/urls", result.urls)
             stats.set_value("sitemap/files", result.files)
-            stats.set_value("sitemap/excluded/duplicate", result.duplicates)
+            if result.duplicates:
+                stats.set_value("sitemap/excluded/duplicate", result.duplicates)
             summary.update(self._summary(result))
             self._log_summary(result, report.excluded_counts())
         finally:
@@ -114,6 +99,10 @@ class SitemapPipeline:
             summary.setdefault("not_published", stats.get_value(NOT_PUBLISHED_STAT))
             report.write(summary)
             report.close()
+
+    def _content_duplicate(self, entry: SitemapEntry) -> None:
+        spider = self._spider()
+        spider.report.exclude(spider.target.site.to_crawl(entry.loc), "duplicate_content")
 
     def _not_published(self, why: str) -> None:
         self.crawler.stats.set_value(NOT_PUBLISHED_STAT, why)

@@ -23,6 +23,9 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_URL_LENGTH = 2048
 
 _ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
+# A "%" that starts no escape stands for itself (servers read "/100%" so), and
+# RFC 3986 spells that "%25".
+_STRAY_PERCENT = re.compile(r"%(?![0-9a-fA-F]{2})")
 # RFC 3986 section 2.3: escapes of these characters mean the character itself.
 _UNRESERVED = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
@@ -32,6 +35,10 @@ _UNRESERVED = frozenset(
 def _normalize_escape(match: re.Match[str]) -> str:
     char = chr(int(match.group(0)[1:], 16))
     return char if char in _UNRESERVED else match.group(0).upper()
+
+
+def _escapes(text: str) -> str:
+    return _ESCAPE.sub(_normalize_escape, _STRAY_PERCENT.sub("%25", text))
 
 
 def remove_dot_segments(path: str) -> str:
@@ -100,8 +107,8 @@ def normalize_url(url: str, strip_params: Iterable[str] = ()) -> str | None:
     if ":" in host:  # an IPv6 literal keeps its brackets
         host = f"[{host}]"
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    path = _ESCAPE.sub(_normalize_escape, remove_dot_segments(parts.path) or "/")
-    query = _ESCAPE.sub(_normalize_escape, strip_query_params(parts.query, strip_params))
+    path = _escapes(remove_dot_segments(parts.path) or "/")
+    query = _escapes(strip_query_params(parts.query, strip_params))
     return urlunsplit((scheme, netloc, path, query, ""))
 
 

@@ -22,6 +22,8 @@ TRACKING = ("utm_*", "gclid", "fbclid")
         ("http://h/categories/Docker%e7%af%87/", "http://h/categories/Docker%E7%AF%87/"),
         ("http://h/%7Euser/%41", "http://h/~user/A"),
         ("http://h/a%2Fb", "http://h/a%2Fb"),
+        ("http://h/100%", "http://h/100%25"),
+        ("http://h/a%zz?q=5%&r=%2", "http://h/a%25zz?q=5%25&r=%252"),
         ("http://h/p?utm_source=x&id=3&utm_medium=y", "http://h/p?id=3"),
         ("http://h/p?UTM_Source=x", "http://h/p"),
         ("http://h/p?b=2&a=1&gclid=z", "http://h/p?b=2&a=1"),

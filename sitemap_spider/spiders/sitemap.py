@@ -27,6 +27,7 @@ from sitemap_spider.items import SitemapEntry
 from sitemap_spider.pages import (
     RobotsDirectives,
     canonical_from_header,
+    content_digest,
     canonical_from_html,
     is_html,
     robots_from_header,
@@ -143,6 +144,7 @@ class SitemapSpider(Spider):
             lastmod=lastmod_from_header(response.headers.get("Last-Modified")),
             changefreq=rule.changefreq if rule else None,
             priority=rule.priority if rule else None,
+            content_digest=content_digest(response.body) if self.config.dedupe_content else None,
         )
 
     def on_error(self, failure: Failure) -> None:
