@@ -71,6 +71,7 @@ class SitemapConfig:
     max_segment_repeats: int
     rules: tuple[Rule, ...]
     sort_run_size: int
+    stop_on_bad_input: bool
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -96,6 +97,7 @@ class SitemapConfig:
             max_segment_repeats=_int(settings, "SITEMAP_MAX_SEGMENT_REPEATS", 1, 1_000),
             rules=_rules(settings),
             sort_run_size=_int(settings, "SITEMAP_SORT_RUN_SIZE", 1_000, 10_000_000),
+            stop_on_bad_input=_bool(settings, "SITEMAP_STOP_ON_BAD_INPUT"),
         )
 
     def listable(self, public_url: str) -> bool:

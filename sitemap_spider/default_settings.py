@@ -23,6 +23,8 @@ SITEMAP_VALIDATE = True
 SITEMAP_REPORT: str | None = None
 # Entries kept in memory before a sorted run spills to disk (bounds memory).
 SITEMAP_SORT_RUN_SIZE = 100_000
+# `scrapy publish`: stop at the first bad input line instead of reporting and skipping it.
+SITEMAP_STOP_ON_BAD_INPUT = False
 
 # --- Which URLs are listed ----------------------------------------------------
 # Regular expressions searched in the public URL: only matches of INCLUDE (if
