@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from scrapy.settings import BaseSettings
 
 from sitemap_spider import default_settings
+from sitemap_spider.rendering import RENDER_MODES
 from sitemap_spider.urls import Site, normalize_url, origin_of
 
 CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
@@ -27,7 +28,7 @@ PROTOCOL_MAX_BYTES = 52_428_800
 # Below this a shard cannot hold the XML declaration, the urlset and one long URL.
 MIN_MAX_BYTES = 4_096
 #: Spider arguments the sitemap spider takes; Scrapyd adds ``_job`` to every run.
-SPIDER_ARGUMENTS = ("url", "public_url")
+SPIDER_ARGUMENTS = ("url", "public_url", "render")
 IGNORED_ARGUMENTS = ("_job",)
 
 
@@ -72,6 +73,11 @@ class SitemapConfig:
     rules: tuple[Rule, ...]
     sort_run_size: int
     stop_on_bad_input: bool
+    render: str
+    browser_path: str | None
+    render_timeout: float
+    render_idle_timeout: float
+    render_pages: int
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -98,6 +104,11 @@ class SitemapConfig:
             rules=_rules(settings),
             sort_run_size=_int(settings, "SITEMAP_SORT_RUN_SIZE", 1_000, 10_000_000),
             stop_on_bad_input=_bool(settings, "SITEMAP_STOP_ON_BAD_INPUT"),
+            render=_render_mode("SITEMAP_RENDER", settings.get("SITEMAP_RENDER")),
+            browser_path=_text(settings, "SITEMAP_BROWSER_PATH"),
+            render_timeout=_float(settings, "SITEMAP_RENDER_TIMEOUT", 1.0, 600.0),
+            render_idle_timeout=_float(settings, "SITEMAP_RENDER_IDLE_TIMEOUT", 0.0, 60.0),
+            render_pages=_int(settings, "SITEMAP_RENDER_PAGES", 1, 64),
         )
 
     def listable(self, public_url: str) -> bool:
@@ -117,6 +128,7 @@ class CrawlTarget:
 
     start_urls: tuple[str, ...]
     site: Site
+    render: str | None = None  # the `render` argument; None: the SITEMAP_RENDER setting
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any], strip_params: tuple[str, ...] = ()) -> CrawlTarget:
@@ -141,7 +153,16 @@ class CrawlTarget:
             if urlsplit(public_url).path not in ("", "/") or urlsplit(public_url).query:
                 raise ConfigError("public_url", f"must be an origin like https://www.example.com/, got {public!r}")
             public_origin = origin_of(public_url)
-        return cls(start_urls, Site(crawl_origin, public_origin))
+        render = arguments.get("render")
+        return cls(
+            start_urls,
+            Site(crawl_origin, public_origin),
+            None if render is None else _render_mode("render", render),
+        )
+
+    def render_mode(self, config: SitemapConfig) -> str:
+        """never, auto or always: the argument if given, else the setting."""
+        return self.render or config.render
 
     def base_url(self, config: SitemapConfig) -> str:
         """Where the sitemap files will be served: the setting, else the public origin."""
@@ -182,6 +203,24 @@ def _int(settings: BaseSettings, name: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise ConfigError(name, f"must be between {low:,} and {high:,}, got {value:,}")
     return value
+
+
+def _float(settings: BaseSettings, name: str, low: float, high: float) -> float:
+    raw = settings.get(name)
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(name, f"must be a number, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(name, f"must be between {low:g} and {high:g}, got {value:g}")
+    return value
+
+
+def _render_mode(name: str, value: Any) -> str:
+    mode = str(value).strip().lower()
+    if mode not in RENDER_MODES:
+        raise ConfigError(name, f"must be one of {', '.join(RENDER_MODES)}, got {value!r}")
+    return mode
 
 
 def _json_or(settings: BaseSettings, name: str, *, lenient: bool = False) -> Any:

@@ -58,6 +58,19 @@ SITEMAP_FOLLOW_NOFOLLOW = True
 # (relative links building /a/more/more/more/...), and is not fetched.
 SITEMAP_MAX_SEGMENT_REPEATS = 3
 
+# --- JavaScript rendering (scrapy-playwright) ----------------------------------
+# never: no browser; auto: render pages whose static HTML shows scripts build
+# content; always: render every HTML page. The `render` spider argument overrides it.
+SITEMAP_RENDER = "auto"
+# A Chromium/Chrome executable; None: Playwright's own Chromium, else one on the PATH.
+SITEMAP_BROWSER_PATH: str | None = None
+# Seconds a page may take to load in the browser; after that its static HTML is used.
+SITEMAP_RENDER_TIMEOUT = 20.0
+# Seconds to wait after `load` for the network to go quiet before reading the DOM.
+SITEMAP_RENDER_IDLE_TIMEOUT = 2.0
+# Pages rendered at the same time (one browser context).
+SITEMAP_RENDER_PAGES = 4
+
 # --- Scrapy settings this crawl changes -------------------------------------
 ROBOTSTXT_OBEY = True
 # Breadth-first: with a depth limit, Scrapy's default LIFO order would drop pages

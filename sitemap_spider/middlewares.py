@@ -16,6 +16,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
+from sitemap_spider.renderer import RESOURCE_META
 from sitemap_spider.urls import normalize_url
 
 if TYPE_CHECKING:
@@ -27,7 +28,10 @@ if TYPE_CHECKING:
 SKIP_META = "sitemap_skip"
 
 
-def _report(crawler: Any) -> CrawlReport | None:
+def _report(crawler: Any, request: Request) -> CrawlReport | None:
+    # Resources (scripts read to decide on rendering) are not pages: nothing to record.
+    if request.meta.get(RESOURCE_META):
+        return None
     return getattr(crawler.spider, "report", None)
 
 
@@ -54,7 +58,7 @@ class SiteScopeMiddleware(OffsiteMiddleware):
         super().process_request(request)
         reason = request.meta.get(SKIP_META)
         if reason:
-            report = _report(self.crawler)
+            report = _report(self.crawler, request)
             if report is not None:
                 report.exclude(request.url, reason)
             raise IgnoreRequest(f"Not fetched: {reason}")
@@ -68,7 +72,7 @@ class _RecordRedirects:
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
-        report = _report(self.crawler)
+        report = _report(self.crawler, request)
         try:
             result = super().process_response(request, response)  # type: ignore[misc]
         except IgnoreRequest:
@@ -96,7 +100,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         try:
             super().process_request_2(rp, request)
         except IgnoreRequest:
-            report = _report(self.crawler)
+            report = _report(self.crawler, request)
             if report is not None:
                 report.exclude(request.url, "robots")
             raise

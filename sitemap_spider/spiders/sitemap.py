@@ -21,7 +21,8 @@ from scrapy.utils.response import get_base_url, get_meta_refresh
 from twisted.python.failure import Failure
 
 from sitemap_spider import middlewares
-from sitemap_spider.config import CrawlTarget, SitemapConfig, apply_defaults
+from sitemap_spider.browser import INSTALL_HINT, Browser, find_browser, playwright_settings
+from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_defaults
 from sitemap_spider.dates import lastmod_from_header
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.pages import (
@@ -34,6 +35,7 @@ from sitemap_spider.pages import (
     robots_from_meta,
 )
 from sitemap_spider.pipelines import SitemapPipeline
+from sitemap_spider.renderer import NO_RENDER_META, RENDER_META, Renderer
 from sitemap_spider.report import CrawlReport
 from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
 
@@ -59,6 +61,7 @@ class SitemapSpider(Spider):
     config: SitemapConfig
     target: CrawlTarget
     report: CrawlReport
+    renderer: Renderer
     link_extractor: LinkExtractor
 
     @classmethod
@@ -73,24 +76,49 @@ class SitemapSpider(Spider):
         settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", SitemapPipeline, 300)
 
     @classmethod
-    def check_start_up(cls, settings: BaseSettings, arguments: dict[str, Any]) -> tuple[SitemapConfig, CrawlTarget]:
-        """Validate settings and arguments; :class:`ConfigError` names the first bad one."""
+    def check_start_up(
+        cls, settings: BaseSettings, arguments: dict[str, Any]
+    ) -> tuple[SitemapConfig, CrawlTarget, Browser | None]:
+        """Validate settings and arguments and find the browser; :class:`ConfigError` names the culprit."""
         config = SitemapConfig.from_settings(settings)
-        return config, CrawlTarget.from_arguments(arguments, config.strip_params)
+        target = CrawlTarget.from_arguments(arguments, config.strip_params)
+        mode = target.render_mode(config)
+        browser = None if mode == "never" else find_browser(config.browser_path)
+        if browser is None and config.browser_path and mode != "never":
+            raise ConfigError("SITEMAP_BROWSER_PATH", f"no executable browser at {config.browser_path!r}")
+        if browser is None and mode == "always":
+            raise ConfigError("render", f"render=always needs a browser: {INSTALL_HINT}")
+        return config, target, browser
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> SitemapSpider:
-        config, target = cls.check_start_up(crawler.settings, kwargs)
+        config, target, browser = cls.check_start_up(crawler.settings, kwargs)
+        if browser is not None:
+            # The spider is made before the settings freeze: the browser is ours to configure.
+            crawler.settings.update(
+                playwright_settings(browser, pages=config.render_pages, timeout=config.render_timeout),
+                priority="addon",
+            )
         spider: SitemapSpider = super().from_crawler(crawler, *args, **kwargs)
         spider.config = config
         spider.target = target
+        spider.renderer = Renderer(
+            crawler,
+            target.render_mode(config),
+            browser,
+            idle_timeout=config.render_idle_timeout,
+            timeout=config.render_timeout,
+        )
         crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
+        crawler.signals.connect(spider.renderer.log_unavailable, signal=signals.spider_closed)
         spider.link_extractor = LinkExtractor(
             tags=("a", "area", "frame", "iframe"),
             attrs=("href", "src"),
             canonicalize=False,
             unique=True,
         )
+        if browser is not None:
+            logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
         return spider
 
     def _open_report(self) -> None:
@@ -102,11 +130,10 @@ class SitemapSpider(Spider):
         for url in self.target.start_urls:
             yield self._request(url)
 
-    def parse(self, response: Response) -> Iterator[Request | SitemapEntry]:
-        """Judge one downloaded page and follow its links."""
+    async def parse(self, response: Response) -> AsyncIterator[Request | SitemapEntry]:
+        """Judge one downloaded page, or send it to the browser first; follow its links."""
         url = normalize_url(response.url, self.config.strip_params) or response.url
-        site = self.target.site
-        if not site.in_scope(url):
+        if not self.target.site.in_scope(url):
             self.report.exclude(url, "offsite")
             return
         if response.status != 200:
@@ -115,13 +142,55 @@ class SitemapSpider(Spider):
         if not isinstance(response, TextResponse) or not self._is_html(response):
             self.report.exclude(url, "non_html", self._content_type(response))
             return
+        facts = self._static_facts(response, url)
+        reason = await self.renderer.reason(response)
+        if reason is not None:
+            yield self.renderer.request(url, reason, facts, self.parse_rendered, self.on_render_error)
+            return
+        for result in self._judge(response, facts):
+            yield result
+
+    def parse_rendered(self, response: Response) -> Iterator[Request | SitemapEntry]:
+        """Judge a page by the DOM the browser built; headers are the static fetch's."""
+        self.renderer.rendered()
+        facts: dict[str, Any] = response.meta[RENDER_META]
+        if not isinstance(response, TextResponse):
+            self.renderer.failed(facts["url"], "the browser returned no HTML")
+            yield self._static_request(facts["url"])
+            return
+        yield from self._judge(response, facts)
+
+    def on_render_error(self, failure: Failure) -> Iterator[Request]:
+        """A page the browser could not render is judged by its static HTML."""
+        request: Request = failure.request  # type: ignore[attr-defined]
+        url = request.meta[RENDER_META]["url"]
+        self.renderer.failed(url, failure.getErrorMessage())
+        yield self._static_request(url)
+
+    def _static_facts(self, response: TextResponse, url: str) -> dict[str, Any]:
+        """What the static fetch says that rendering cannot change: the headers."""
         agents = self.config.robots_agents
-        directives = robots_from_meta(response.selector, agents).merge(
-            robots_from_header(response.headers.getlist("X-Robots-Tag"), agents)
+        header_robots = robots_from_header(response.headers.getlist("X-Robots-Tag"), agents)
+        header_canonical = canonical_from_header(response.headers.getlist("Link"))
+        return {
+            "url": url,
+            "lastmod": lastmod_from_header(response.headers.get("Last-Modified")),
+            "noindex": header_robots.noindex,
+            "nofollow": header_robots.nofollow,
+            "canonical": self._resolve(response.url, header_canonical),
+        }
+
+    def _judge(self, response: TextResponse, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
+        """Follow the page's links, then list it if it is indexable and canonical."""
+        url: str = facts["url"]
+        site = self.target.site
+        directives = robots_from_meta(response.selector, self.config.robots_agents).merge(
+            RobotsDirectives(facts["noindex"], facts["nofollow"])
         )
         yield from self._follow(response, directives)
 
-        canonical = self._canonical(response)
+        href = canonical_from_html(response.selector)
+        canonical = self._resolve(get_base_url(response), href) if href else facts["canonical"]
         if canonical is not None and canonical != url:
             if site.in_scope(canonical):
                 yield self._request(canonical)
@@ -141,9 +210,10 @@ class SitemapSpider(Spider):
         rule = self.config.rule_for(public)
         yield SitemapEntry(
             loc=public,
-            lastmod=lastmod_from_header(response.headers.get("Last-Modified")),
+            lastmod=facts["lastmod"],
             changefreq=rule.changefreq if rule else None,
             priority=rule.priority if rule else None,
+            # Rendered pages hash their DOM: an app shell is the same bytes on every route.
             content_digest=content_digest(response.body) if self.config.dedupe_content else None,
         )
 
@@ -160,6 +230,11 @@ class SitemapSpider(Spider):
         request: Request = failure.request  # type: ignore[attr-defined]
         logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
         self.report.exclude(request.url, "error", failure.getErrorMessage())
+
+    def _static_request(self, url: str) -> Request:
+        request = self._request(url)
+        request.meta[NO_RENDER_META] = True
+        return request.replace(dont_filter=True)
 
     def _request(self, url: str, skip: str | None = None) -> Request:
         meta = {middlewares.SKIP_META: skip} if skip else None
@@ -204,12 +279,8 @@ class SitemapSpider(Spider):
             return "denied"
         return None
 
-    def _canonical(self, response: TextResponse) -> str | None:
-        href = canonical_from_html(response.selector)
-        base = get_base_url(response)
-        if href is None:
-            href = canonical_from_header(response.headers.getlist("Link"))
-            base = response.url
+    def _resolve(self, base: str, href: str | None) -> str | None:
+        """An href as the normalised URL to fetch, or None."""
         if href is None:
             return None
         url = normalize_url(urljoin(base, href), self.config.strip_params)

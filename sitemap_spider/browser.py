@@ -1,0 +1,122 @@
+"""Which browser renders pages, and the scrapy-playwright settings that drive it.
+
+Playwright's own Chromium (``playwright install chromium``) is preferred; then
+a system Chromium or Chrome on the PATH; ``SITEMAP_BROWSER_PATH`` names one
+explicitly. Everything a page loads besides its own document and same-site
+scripts, XHR and fetch is aborted: images, fonts and analytics cost time and
+build no links.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+    from playwright.async_api import Request as PlaywrightRequest
+
+logger = logging.getLogger(__name__)
+
+SYSTEM_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+# Chromium's own background traffic goes nowhere on a closed network and slows start-up.
+_QUIET_ARGS = (
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-gpu",
+)
+# Resource types a page needs to build its DOM; everything else is aborted.
+_KEPT_RESOURCES = frozenset({"document", "script", "xhr", "fetch"})
+INSTALL_HINT = (
+    "install a browser with `playwright install chromium` (or Debian's `apt-get install chromium`), "
+    "or name one with -s SITEMAP_BROWSER_PATH=/path/to/chrome"
+)
+
+
+@dataclass(frozen=True)
+class Browser:
+    """A Chromium to launch: ``executable`` is None for Playwright's own build."""
+
+    executable: str | None
+    description: str
+
+
+def _playwright_chromium() -> Path | None:
+    """Playwright's downloaded Chromium, looked up on disk without starting Playwright."""
+    root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    cache = Path(root) if root and root != "0" else Path.home() / ".cache" / "ms-playwright"
+    for pattern in ("chromium_headless_shell-*/chrome-*/headless_shell", "chromium-*/chrome-*/chrome"):
+        for candidate in sorted(cache.glob(pattern), reverse=True):
+            if os.access(candidate, os.X_OK):
+                return candidate
+    return None
+
+
+def find_browser(explicit: str | None) -> Browser | None:
+    """The browser to render with, or None when there is none."""
+    if explicit:
+        found = shutil.which(explicit) or explicit
+        if os.path.isfile(found) and os.access(found, os.X_OK):
+            return Browser(found, f"{found} (SITEMAP_BROWSER_PATH)")
+        return None
+    own = _playwright_chromium()
+    if own is not None:
+        return Browser(None, f"Playwright's Chromium ({own})")
+    for name in SYSTEM_BROWSERS:
+        system = shutil.which(name)
+        if system:
+            return Browser(system, f"system browser {system}")
+    return None
+
+
+def playwright_settings(browser: Browser, *, pages: int, timeout: float) -> dict[str, Any]:
+    """scrapy-playwright settings for rendering with ``browser``."""
+    args = list(_QUIET_ARGS)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root
+    launch: dict[str, Any] = {"headless": True, "args": args}
+    if browser.executable:
+        launch["executable_path"] = browser.executable
+    handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+    return {
+        "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
+        "PLAYWRIGHT_BROWSER_TYPE": "chromium",
+        "PLAYWRIGHT_LAUNCH_OPTIONS": launch,
+        "PLAYWRIGHT_MAX_CONTEXTS": 1,
+        "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": pages,
+        "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": timeout * 1000,
+        "PLAYWRIGHT_ABORT_REQUEST": "sitemap_spider.browser.abort_request",
+    }
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def abort_request(request: PlaywrightRequest) -> bool:
+    """Whether the browser skips a sub-request: media, fonts, styles, other sites."""
+    if request.is_navigation_request():
+        return False
+    if request.resource_type not in _KEPT_RESOURCES:
+        return True
+    page_url = request.frame.url
+    return bool(page_url) and page_url.startswith("http") and _origin(request.url) != _origin(page_url)
+
+
+async def settle(page: Page, timeout_ms: float) -> None:
+    """Wait for the network to go quiet after ``load``, at most ``timeout_ms``."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        await page.wait_for_load_state("networkidle", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        logger.debug("Network not idle after %s ms on %s; reading the DOM as it is", timeout_ms, page.url)

@@ -1,0 +1,161 @@
+"""Decides which pages the browser renders, and builds the requests that render them."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import TextResponse
+from scrapy.utils.response import get_base_url
+
+from sitemap_spider.browser import INSTALL_HINT, Browser, settle
+from sitemap_spider.rendering import builds_navigation, site_script_urls, static_render_reason
+from sitemap_spider.urls import origin_of
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+#: Request meta key of the page facts a render request carries.
+RENDER_META = "sitemap_render"
+#: Request meta key: fetch a page and judge its static HTML, never render it.
+NO_RENDER_META = "sitemap_no_render"
+#: Request meta key of requests for page resources (scripts), not pages.
+RESOURCE_META = "sitemap_resource"
+# Script verdicts kept; a site has far fewer distinct scripts than this.
+_MAX_SCRIPTS = 10_000
+_MAX_SCRIPT_BYTES = 4 * 1024 * 1024
+# Renders that fail before the first success: the browser cannot work here.
+_FAILURES_BEFORE_GIVING_UP = 3
+
+
+class Renderer:
+    """The ``render`` mode at work: which pages need a browser, and rendering them."""
+
+    def __init__(
+        self, crawler: Crawler, mode: str, browser: Browser | None, *, idle_timeout: float, timeout: float
+    ) -> None:
+        self.crawler = crawler
+        self.mode = mode
+        self.browser = browser
+        self.idle_timeout = idle_timeout
+        self.timeout = timeout
+        self._scripts: dict[str, bool] = {}
+        self._failures = 0
+        self._successes = 0
+        self.unavailable: Counter[str] = Counter()
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "never" and self.browser is not None
+
+    def _inc(self, key: str) -> None:
+        assert self.crawler.stats is not None
+        self.crawler.stats.inc_value(key)
+
+    async def reason(self, response: TextResponse) -> str | None:
+        """Why this static page should be rendered; ``None`` to judge it as it is."""
+        if self.mode == "never" or response.meta.get(NO_RENDER_META):
+            return None
+        if self.mode == "always":
+            reason: str | None = "always"
+        else:
+            reason = static_render_reason(response.selector)
+            if reason is None and await self._scripts_build_navigation(response):
+                reason = "script_file"
+        if reason is None:
+            return None
+        if not self.enabled:
+            self.unavailable[reason] += 1
+            self._inc(f"sitemap/render/unavailable/{reason}")
+            return None
+        return reason
+
+    def request(self, url: str, reason: str, facts: dict[str, Any], callback: Callable[..., Any],
+                errback: Callable[..., Any]) -> Request:
+        """A request that renders ``url`` in the browser, carrying its static facts."""
+        from scrapy_playwright.page import PageMethod
+
+        self._inc(f"sitemap/render/reason/{reason}")
+        return Request(
+            url,
+            callback=callback,
+            errback=errback,
+            dont_filter=True,  # the static fetch of this URL went through the filter already
+            meta={
+                "playwright": True,
+                "playwright_context": "sitemap",
+                "playwright_page_goto_kwargs": {"wait_until": "load"},
+                "playwright_page_methods": [PageMethod(settle, self.idle_timeout * 1000)],
+                "download_timeout": self.timeout + self.idle_timeout + 5,
+                "dont_retry": True,
+                RENDER_META: facts,
+            },
+        )
+
+    def rendered(self) -> None:
+        self._successes += 1
+        self._inc("sitemap/render/pages")
+
+    def failed(self, url: str, error: str) -> None:
+        """A render failed: the page falls back to its static HTML."""
+        self._failures += 1
+        self._inc("sitemap/render/failed")
+        level = logging.WARNING if self._failures <= 3 else logging.DEBUG
+        logger.log(level, "Rendering %s failed (%s); using its static HTML", url, error)
+        if self._successes == 0 and self._failures >= _FAILURES_BEFORE_GIVING_UP and self.browser:
+            logger.error(
+                "The browser (%s) failed %d times and never rendered a page; the crawl goes on "
+                "without rendering. To fix: %s",
+                self.browser.description,
+                self._failures,
+                INSTALL_HINT,
+            )
+            self.browser = None
+
+    def log_unavailable(self) -> None:
+        """Say once, at the end, how many pages would have needed a browser."""
+        total = sum(self.unavailable.values())
+        if total:
+            reasons = ", ".join(f"{reason} {count}" for reason, count in self.unavailable.most_common())
+            logger.warning(
+                "%d page(s) looked JavaScript-built (%s) but no browser was available, so links "
+                "that scripts build may be missing from the sitemap. To render them, %s.",
+                total,
+                reasons,
+                INSTALL_HINT,
+            )
+
+    async def _scripts_build_navigation(self, response: TextResponse) -> bool:
+        origin = origin_of(response.url)
+        for url in site_script_urls(response.selector, get_base_url(response), origin):
+            verdict = self._scripts.get(url)
+            if verdict is None:
+                verdict = await self._inspect_script(url)
+            if verdict:
+                return True
+        return False
+
+    async def _inspect_script(self, url: str) -> bool:
+        assert self.crawler.engine is not None
+        try:
+            response = await self.crawler.engine.download_async(
+                Request(url, meta={RESOURCE_META: True, "dont_redirect": True})
+            )
+        except IgnoreRequest:
+            verdict = False
+        except Exception as exc:  # a script we cannot read builds nothing we can see
+            logger.debug("Could not read script %s: %s", url, exc)
+            verdict = False
+        else:
+            text = response.body[:_MAX_SCRIPT_BYTES].decode("utf-8", "replace")
+            verdict = response.status == 200 and builds_navigation(text)
+        self._inc("sitemap/render/scripts_read")
+        if len(self._scripts) < _MAX_SCRIPTS:
+            self._scripts[url] = verdict
+        return verdict

@@ -1,0 +1,118 @@
+"""Does a page need a browser? Signs in its static HTML that scripts build what a visitor sees.
+
+Pure functions on a parsed page (and on script text): the spider asks them
+for every HTML page in ``render=auto`` mode and renders only pages that give
+a reason, so an ordinary site never pays a browser's cost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urljoin
+
+from parsel import Selector
+
+from sitemap_spider.urls import normalize_url, origin_of
+
+RENDER_MODES = ("never", "auto", "always")
+
+# Ids (and custom element names) of the empty mount points single-page apps render into.
+APP_ROOTS = frozenset(
+    {"root", "app", "__next", "__nuxt", "___gatsby", "svelte", "app-root", "application", "main-app", "spa-root"}
+)
+# DOM-building calls: the standard DOM API, jQuery's and the frameworks' mount functions.
+_DOM_BUILDING = re.compile(
+    r"createElement\s*\(|appendChild\s*\(|insertBefore\s*\(|\.innerHTML\s*[+]?=|insertAdjacentHTML|"
+    r"document\.write|replaceChildren|\.append\s*\(|\.prepend\s*\(|\.html\s*\(|"
+    r"ReactDOM|createRoot\s*\(|hydrateRoot\s*\(|createApp\s*\(|new\s+Vue\s*\(|customElements\.define"
+)
+# What makes navigation: links, or routes pushed into the history.
+_NAVIGATION = re.compile(r"href|<a[\s>]|pushState|location\s*=|router", re.I)
+# Analytics and tag managers: their snippets create <script> elements but never content.
+_ANALYTICS = re.compile(
+    r"googletagmanager|google-analytics|gtag\s*\(|dataLayer|_gaq|_paq|matomo|piwik|fbq\s*\(|"
+    r"connect\.facebook\.net|hotjar|clarity\.ms|plausible|cdn\.segment|analytics\.js|"
+    r"cloudflareinsights|newrelic|nr-data|sentry|mc\.yandex|umami|hs-scripts|intercom|"
+    r"static\.ads-twitter|snap\.licdn|doubleclick",
+    re.I,
+)
+# Libraries whose file name says what they are: they build nothing of the site by themselves.
+_LIBRARY_NAME = re.compile(
+    r"(^|[/._-])(jquery|bootstrap|popper|lodash|underscore|modernizr|polyfills?|core-js|"
+    r"html5shiv|respond|moment|highlight|prism|mathjax|katex|fontawesome|swiper|slick)([._-]|$)",
+    re.I,
+)
+# Visible text below this, with no link, in a page that has scripts: a shell for a script to fill.
+NEAR_EMPTY_TEXT = 80
+
+
+def is_analytics(text: str) -> bool:
+    """Whether a script's text or URL belongs to analytics or a tag manager."""
+    return bool(_ANALYTICS.search(text))
+
+
+def builds_navigation(script: str) -> bool:
+    """Whether script text builds DOM content that can hold links."""
+    return bool(_DOM_BUILDING.search(script)) and bool(_NAVIGATION.search(script))
+
+
+def _inline_scripts(selector: Selector) -> Iterable[str]:
+    for text in selector.xpath("//script[not(@src)]/text()").getall():
+        if text.strip() and not is_analytics(text):
+            yield text
+
+
+def _has_empty_app_root(selector: Selector) -> bool:
+    for element in selector.xpath("//body//*[@id]"):
+        if (element.attrib.get("id") or "").lower() in APP_ROOTS and _is_empty(element):
+            return True
+    return any(_is_empty(element) for element in selector.xpath("//app-root"))
+
+
+def _is_empty(element: Selector) -> bool:
+    return not element.xpath("./*[not(self::noscript)]") and not "".join(
+        element.xpath("./text()").getall()
+    ).strip()
+
+
+def _near_empty_body(selector: Selector) -> bool:
+    if selector.xpath("//body//a[@href]"):
+        return False
+    text = " ".join(selector.xpath("//body//text()[not(ancestor::script) and not(ancestor::style)]").getall())
+    return len(" ".join(text.split())) < NEAR_EMPTY_TEXT
+
+
+def static_render_reason(selector: Selector) -> str | None:
+    """Why the static HTML alone shows that a browser would see more, or ``None``.
+
+    Reasons: ``inline_script`` (an inline script builds the DOM), ``app_root``
+    (an empty single-page-app mount point), ``empty_body`` (scripts and next to
+    no text or links). Analytics and tag-manager scripts count for nothing.
+    """
+    has_script = False
+    for script in _inline_scripts(selector):
+        has_script = True
+        if builds_navigation(script):
+            return "inline_script"
+    script_urls = [src for src in selector.xpath("//script/@src").getall() if not is_analytics(src)]
+    if not has_script and not script_urls:
+        return None
+    if _has_empty_app_root(selector):
+        return "app_root"
+    if _near_empty_body(selector):
+        return "empty_body"
+    return None
+
+
+def site_script_urls(selector: Selector, base_url: str, origin: str) -> list[str]:
+    """Same-site script files worth reading: not analytics, not a library named as such."""
+    urls = []
+    for src in selector.xpath("//script/@src").getall():
+        url = normalize_url(urljoin(base_url, src.strip()))
+        if url is None or origin_of(url) != origin or is_analytics(url):
+            continue
+        path = url.split("?", 1)[0]
+        if not _LIBRARY_NAME.search(path.rsplit("/", 1)[-1]) and url not in urls:
+            urls.append(url)
+    return urls
