@@ -65,7 +65,11 @@ class SiteScopeMiddleware(OffsiteMiddleware):
 
 
 class _RecordRedirects:
-    """Mixin for redirect middlewares: a URL that redirects is never listed."""
+    """Mixin for redirect middlewares: a URL that redirects is never listed.
+
+    A redirect to the public origin (a staging copy sending its visitors to
+    the live site) is followed on the crawled origin, as links to it are.
+    """
 
     crawler: Any
 
@@ -79,10 +83,16 @@ class _RecordRedirects:
             if report is not None:
                 report.exclude(request.url, "redirect", "too many redirects")
             raise
-        if isinstance(result, Request) and report is not None:
+        if not isinstance(result, Request):
+            return result  # type: ignore[no-any-return]
+        if report is not None:
             how = str(response.status) if 300 <= response.status < 400 else "meta refresh"
             report.exclude(request.url, "redirect", f"{how} to {result.url}")
-        return result  # type: ignore[no-any-return]
+        site = getattr(getattr(self.crawler.spider, "target", None), "site", None)
+        target = normalize_url(result.url)
+        if site is not None and target is not None and site.to_crawl(target) != target:
+            return result.replace(url=site.to_crawl(target))
+        return result
 
 
 class RecordingRedirectMiddleware(_RecordRedirects, RedirectMiddleware):

@@ -16,6 +16,26 @@ logger = logging.getLogger(__name__)
 
 EXCLUDED_PREFIX = "sitemap/excluded/"
 
+#: Every reason a URL is not listed (stats ``sitemap/excluded/<reason>``), as the README explains them.
+REASONS = {
+    "redirect": "the URL redirects (HTTP 3xx or meta refresh); its target is judged instead",
+    "http_error": "final status 4xx or 5xx",
+    "status": "a 2xx status other than 200",
+    "error": "no response: connection refused, timeout, ...",
+    "offsite": "the page ended up on another origin",
+    "robots": "disallowed by robots.txt",
+    "non_html": "not text/html or application/xhtml+xml",
+    "noindex": "noindex or none in robots meta tags or X-Robots-Tag",
+    "canonical": "names another URL as canonical",
+    "duplicate": "the same URL came twice",
+    "duplicate_content": "byte for byte the same page as a URL earlier in sort order",
+    "pattern": "SITEMAP_INCLUDE / SITEMAP_EXCLUDE",
+    "denied": "SITEMAP_DENY: never fetched",
+    "trap": "a path repeating a segment more than SITEMAP_MAX_SEGMENT_REPEATS times: never fetched",
+    "too_long": "longer than the protocol's 2,048 characters",
+    "invalid": "could not make a valid sitemap entry",
+}
+
 
 class CrawlReport:
     """Counts exclusions under ``sitemap/excluded/<reason>``; spools them for the report.
@@ -35,7 +55,9 @@ class CrawlReport:
             )
 
     def exclude(self, url: str, reason: str, detail: str | None = None) -> None:
-        """Record that ``url`` is not listed, and why."""
+        """Record that ``url`` is not listed, and why (one of :data:`REASONS`)."""
+        if reason not in REASONS:
+            raise ValueError(f"unknown exclusion reason {reason!r}")
         self._stats.inc_value(EXCLUDED_PREFIX + reason)
         logger.debug("Not listed (%s%s): %s", reason, f": {detail}" if detail else "", url)
         if self._spool is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import scrapy
-from sitemap_check import read_urls, read_urlset
+from tests.sitemap_check import read_urls, read_urlset
 
 import sitemap_spider
 from sitemap_spider.items import SitemapEntry

@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
-from sitemap_check import read_sitemap_set
+from tests.sitemap_check import read_sitemap_set
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps import writer as writer_module

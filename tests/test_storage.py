@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sitemap_check import read_sitemap_set
+from tests.sitemap_check import read_sitemap_set
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import SitemapError, SitemapValidationError

@@ -6,7 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from sitemap_check import assert_valid, file_bytes, read_urls, read_urlset
+from tests.sitemap_check import assert_valid, file_bytes, read_urls, read_urlset
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError

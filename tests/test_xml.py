@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree  # type: ignore[import-untyped]
-from sitemap_check import read_urls, schema
+from tests.sitemap_check import read_urls, schema
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError

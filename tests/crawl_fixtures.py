@@ -1,0 +1,170 @@
+"""Fixtures for end-to-end crawls: running fixture sites, and the real ``scrapy crawl`` in a subprocess.
+
+conftest.py imports the fixtures from here; ``run_crawl`` is a plain helper.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixture_site import SiteServer, SiteSpec, build_case_site, build_generated_site
+
+#: The project root (holds scrapy.cfg): ``scrapy`` finds the project settings from there.
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: Pages in the generated site of the big end-to-end test.
+GENERATED_PAGES = 3000
+
+
+@dataclass(frozen=True)
+class CrawlResult:
+    """What one ``scrapy crawl sitemap`` run left behind."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    output_dir: Path
+    report_path: Path
+    report: dict[str, Any] | None
+    seconds: float
+
+    def files(self) -> dict[str, bytes]:
+        """Every published file (name -> bytes); empty if the directory does not exist."""
+        if not self.output_dir.is_dir():
+            return {}
+        return {p.name: p.read_bytes() for p in sorted(self.output_dir.iterdir()) if p.is_file()}
+
+    def describe(self, tail: int = 4000) -> str:
+        """The command, exit code and the end of stderr, for assertion messages."""
+        return (
+            f"command: {' '.join(self.args)}\nexit code: {self.returncode}\n"
+            f"--- stderr (last {tail} chars) ---\n{self.stderr[-tail:]}"
+        )
+
+
+def crawl_command(
+    start_url: str,
+    tmp_path: Path,
+    *extra_args: str,
+    settings: dict[str, str] | None = None,
+) -> list[str]:
+    """The ``scrapy crawl sitemap`` command line run_crawl runs (for tests that drive it themselves).
+
+    ``start_url=""`` leaves out ``-a url`` entirely.
+    """
+    args = [sys.executable, "-m", "scrapy", "crawl", "sitemap"]
+    if start_url:
+        args += ["-a", f"url={start_url}"]
+    args += [
+        "-s", f"SITEMAP_OUTPUT_DIR={tmp_path / 'sitemaps'}",
+        "-s", f"SITEMAP_REPORT={tmp_path / 'report.json'}",
+        "-s", "LOG_LEVEL=INFO",
+        "-s", "REMOTE_CONTROL_ENABLED=False",
+        "-s", "TELNETCONSOLE_ENABLED=False",
+    ]  # fmt: skip
+    for name, value in (settings or {}).items():
+        args += ["-s", f"{name}={value}"]
+    return [*args, *extra_args]
+
+
+def run_crawl(
+    start_url: str,
+    tmp_path: Path,
+    *extra_args: str,
+    settings: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> CrawlResult:
+    """Run the real ``scrapy crawl sitemap -a url=START_URL`` from the project root.
+
+    Output goes to ``tmp_path/sitemaps`` and the report to ``tmp_path/report.json``;
+    calling twice with one ``tmp_path`` publishes into the same directory, as a
+    scheduled re-crawl does. ``start_url=""`` leaves out ``-a url`` entirely.
+    """
+    report = tmp_path / "report.json"
+    # A report from an earlier run in this directory must not pass for this run's.
+    report.unlink(missing_ok=True)
+    args = crawl_command(start_url, tmp_path, *extra_args, settings=settings)
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            args,
+            check=False,
+            cwd=REPO_ROOT,
+            env=dict(os.environ),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as exc:
+        # subprocess.run has killed the crawl; what it logged says where it was stuck.
+        stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
+        pytest.fail(f"crawl did not end within {timeout} s: {' '.join(args)}\n{(stderr or '')[-4000:]}")
+    seconds = time.monotonic() - started
+    parsed = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else None
+    return CrawlResult(
+        args=args,
+        returncode=proc.returncode,
+        stdout=proc.stdout,
+        stderr=proc.stderr,
+        output_dir=tmp_path / "sitemaps",
+        report_path=report,
+        report=parsed,
+        seconds=seconds,
+    )
+
+
+@dataclass(frozen=True)
+class RunningSite:
+    """A fixture site being served, with a decoy server on another port of 127.0.0.1."""
+
+    spec: SiteSpec
+    server: SiteServer
+    decoy: SiteServer
+
+    @property
+    def origin(self) -> str:
+        return self.spec.origin
+
+    @property
+    def start_url(self) -> str:
+        return self.spec.start_url
+
+
+@contextmanager
+def serve_site(build: Callable[[str, str], SiteSpec]) -> Iterator[RunningSite]:
+    """Start a server and a decoy, build the site for their origins, serve it, stop both after.
+
+    ``build(origin, other_origin)`` returns the site; the decoy answers every path with
+    a page and records requests, so an off-site link to it that is followed is caught.
+    """
+    with SiteServer() as server, SiteServer() as decoy:
+        decoy.serve(build_case_site(decoy.origin))
+        spec = build(server.origin, decoy.origin)
+        server.serve(spec)
+        yield RunningSite(spec=spec, server=server, decoy=decoy)
+
+
+@pytest.fixture
+def case_site() -> Iterator[RunningSite]:
+    """The fixture site holding every case of issue 2, served on 127.0.0.1."""
+    with serve_site(lambda origin, other: build_case_site(origin, other_origin=other)) as site:
+        yield site
+
+
+@pytest.fixture
+def generated_site() -> Iterator[RunningSite]:
+    """A generated site of GENERATED_PAGES pages mixing every case, served on 127.0.0.1."""
+    with serve_site(lambda origin, _other: build_generated_site(origin, GENERATED_PAGES)) as site:
+        yield site
