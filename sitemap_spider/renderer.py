@@ -46,6 +46,7 @@ class Renderer:
         self.idle_timeout = idle_timeout
         self.timeout = timeout
         self._scripts: dict[str, bool] = {}
+        self._rendered_script_sets: set[tuple[str, ...]] = set()
         self._failures = 0
         self._successes = 0
         self.unavailable: Counter[str] = Counter()
@@ -58,16 +59,28 @@ class Renderer:
         assert self.crawler.stats is not None
         self.crawler.stats.inc_value(key)
 
-    async def reason(self, response: TextResponse) -> str | None:
-        """Why this static page should be rendered; ``None`` to judge it as it is."""
+    async def reason(self, response: TextResponse, has_site_links: Callable[[], bool]) -> str | None:
+        """Why this static page should be rendered; ``None`` to judge it as it is.
+
+        Navigation that shared script files build (a menu, a tree) is the same on
+        every page that loads them: once one such page is rendered, a page with the
+        same navigation scripts and links of its own in its static HTML is not.
+        """
         if self.mode == "never" or response.meta.get(NO_RENDER_META):
             return None
         if self.mode == "always":
             reason: str | None = "always"
         else:
             reason = static_render_reason(response.selector)
-            if reason is None and await self._scripts_build_navigation(response):
-                reason = "script_file"
+            if reason is None:
+                scripts = await self._navigation_scripts(response)
+                if scripts and scripts in self._rendered_script_sets and has_site_links():
+                    self._inc("sitemap/render/skipped/scripts_rendered_before")
+                    return None
+                if scripts:
+                    reason = "script_file"
+                    if self.enabled and len(self._rendered_script_sets) < _MAX_SCRIPTS:
+                        self._rendered_script_sets.add(scripts)
         if reason is None:
             return None
         if not self.enabled:
@@ -131,21 +144,25 @@ class Renderer:
                 INSTALL_HINT,
             )
 
-    async def _scripts_build_navigation(self, response: TextResponse) -> bool:
-        origin = origin_of(response.url)
-        for url in site_script_urls(response.selector, get_base_url(response), origin):
+    async def _navigation_scripts(self, response: TextResponse) -> tuple[str, ...]:
+        """The page's same-site script files that build navigation."""
+        found = []
+        for url in site_script_urls(response.selector, get_base_url(response), origin_of(response.url)):
             verdict = self._scripts.get(url)
             if verdict is None:
                 verdict = await self._inspect_script(url)
             if verdict:
-                return True
-        return False
+                found.append(url)
+        return tuple(sorted(found))
 
     async def _inspect_script(self, url: str) -> bool:
         assert self.crawler.engine is not None
         try:
             response = await self.crawler.engine.download_async(
-                Request(url, meta={RESOURCE_META: True, "dont_redirect": True})
+                Request(
+                    url,
+                    meta={RESOURCE_META: True, "dont_redirect": True, "download_timeout": self.timeout},
+                )
             )
         except IgnoreRequest:
             verdict = False

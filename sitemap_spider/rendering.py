@@ -31,7 +31,7 @@ _DOM_BUILDING = re.compile(
 _NAVIGATION = re.compile(r"href|<a[\s>]|pushState|location\s*=|router", re.I)
 # Analytics and tag managers: their snippets create <script> elements but never content.
 _ANALYTICS = re.compile(
-    r"googletagmanager|google-analytics|gtag\s*\(|dataLayer|_gaq|_paq|matomo|piwik|fbq\s*\(|"
+    r"googletagmanager|google-analytics|gtag\s*\(|/gtag/js|gtm\.js|dataLayer|_gaq|_paq|matomo|piwik|fbq\s*\(|"
     r"connect\.facebook\.net|hotjar|clarity\.ms|plausible|cdn\.segment|analytics\.js|"
     r"cloudflareinsights|newrelic|nr-data|sentry|mc\.yandex|umami|hs-scripts|intercom|"
     r"static\.ads-twitter|snap\.licdn|doubleclick",
@@ -52,9 +52,14 @@ def is_analytics(text: str) -> bool:
     return bool(_ANALYTICS.search(text))
 
 
+def builds_dom(script: str) -> bool:
+    """Whether script text builds or changes the DOM."""
+    return bool(_DOM_BUILDING.search(script))
+
+
 def builds_navigation(script: str) -> bool:
     """Whether script text builds DOM content that can hold links."""
-    return bool(_DOM_BUILDING.search(script)) and bool(_NAVIGATION.search(script))
+    return builds_dom(script) and bool(_NAVIGATION.search(script))
 
 
 def _inline_scripts(selector: Selector) -> Iterable[str]:
@@ -86,14 +91,15 @@ def _near_empty_body(selector: Selector) -> bool:
 def static_render_reason(selector: Selector) -> str | None:
     """Why the static HTML alone shows that a browser would see more, or ``None``.
 
-    Reasons: ``inline_script`` (an inline script builds the DOM), ``app_root``
+    Reasons: ``inline_script`` (an inline script builds the DOM: links, or a
+    robots meta tag or canonical link the static HTML lacks), ``app_root``
     (an empty single-page-app mount point), ``empty_body`` (scripts and next to
     no text or links). Analytics and tag-manager scripts count for nothing.
     """
     has_script = False
     for script in _inline_scripts(selector):
         has_script = True
-        if builds_navigation(script):
+        if builds_dom(script):
             return "inline_script"
     script_urls = [src for src in selector.xpath("//script/@src").getall() if not is_analytics(src)]
     if not has_script and not script_urls:

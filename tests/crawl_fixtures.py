@@ -62,7 +62,7 @@ def crawl_command(
 ) -> list[str]:
     """The ``scrapy crawl sitemap`` command line run_crawl runs (for tests that drive it themselves).
 
-    ``start_url=""`` leaves out ``-a url`` entirely.
+    ``start_url=""`` leaves out ``-a url`` entirely; ``env`` replaces the environment.
     """
     args = [sys.executable, "-m", "scrapy", "crawl", "sitemap"]
     if start_url:
@@ -85,6 +85,7 @@ def run_crawl(
     *extra_args: str,
     settings: dict[str, str] | None = None,
     timeout: float = 120,
+    env: dict[str, str] | None = None,
 ) -> CrawlResult:
     """Run the real ``scrapy crawl sitemap -a url=START_URL`` from the project root.
 
@@ -102,7 +103,7 @@ def run_crawl(
             args,
             check=False,
             cwd=REPO_ROOT,
-            env=dict(os.environ),
+            env=dict(os.environ) if env is None else env,
             capture_output=True,
             text=True,
             timeout=timeout,

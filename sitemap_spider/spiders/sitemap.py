@@ -143,7 +143,7 @@ class SitemapSpider(Spider):
             self.report.exclude(url, "non_html", self._content_type(response))
             return
         facts = self._static_facts(response, url)
-        reason = await self.renderer.reason(response)
+        reason = await self.renderer.reason(response, lambda: self._has_site_links(response))
         if reason is not None:
             yield self.renderer.request(url, reason, facts, self.parse_rendered, self.on_render_error)
             return
@@ -230,6 +230,14 @@ class SitemapSpider(Spider):
         request: Request = failure.request  # type: ignore[attr-defined]
         logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
         self.report.exclude(request.url, "error", failure.getErrorMessage())
+
+    def _has_site_links(self, response: TextResponse) -> bool:
+        site = self.target.site
+        for link in self.link_extractor.extract_links(response):
+            url = normalize_url(link.url, self.config.strip_params)
+            if url is not None and site.in_scope(site.to_crawl(url)):
+                return True
+        return False
 
     def _static_request(self, url: str) -> Request:
         request = self._request(url)

@@ -1,0 +1,176 @@
+"""End to end with a real Chromium: which pages each render mode renders, and what it finds.
+
+CI installs Debian's chromium; these tests are not skipped when a browser is missing,
+because rendering is part of the product.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemap_spider.browser import find_browser
+from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.fixture_site import HTML, Route, SiteRequest, SiteServer, html_page
+from tests.sitemap_check import read_sitemap_set
+
+TEXT = "<p>" + "A paragraph that a reader came for, long enough to be content. " * 3 + "</p>"
+GTM = (
+    "<script>(function(w,d,s,l,i){w[l]=w[l]||[];var f=d.getElementsByTagName(s)[0],"
+    "j=d.createElement(s);j.src='https://www.googletagmanager.com/gtm.js?id='+i;"
+    "f.parentNode.insertBefore(j,f);})(window,document,'script','dataLayer','GTM-X');</script>"
+)
+APP_JS = """
+const routes = {"/spa/": "Home of the app", "/spa/about": "About the app", "/spa/contact": "Contact"};
+function render() {
+  const root = document.getElementById("root");
+  root.replaceChildren();
+  const nav = document.createElement("nav");
+  for (const path of Object.keys(routes)) {
+    const a = document.createElement("a");
+    a.href = path;
+    a.textContent = path;
+    a.addEventListener("click", (e) => { e.preventDefault(); history.pushState({}, "", path); render(); });
+    nav.appendChild(a);
+  }
+  const main = document.createElement("main");
+  main.textContent = routes[location.pathname] || "Not found";
+  root.append(nav, main);
+}
+render();
+"""
+SHELL = html_page("App", '<div id="root"></div><script src="/app.js"></script>')
+
+
+def _page(title: str, body: str, head: str = "") -> Route:
+    # Every page shows an image: the browser must never ask for it.
+    return Route(headers=(("Content-Type", HTML),), body=html_page(title, TEXT + body + '<img src="/logo.png">', head))
+
+
+def _hang(request: SiteRequest) -> Route:
+    time.sleep(8)  # longer than the test's render timeout: the page never finishes loading
+    return Route(headers=(("Content-Type", "application/javascript"),), body=b"")
+
+
+def js_site() -> dict[str, Route]:
+    inject = "<script>document.head.insertAdjacentHTML('beforeend', '{}')</script>"
+    return {
+        "/": _page(
+            "Home",
+            '<a href="/plain">plain</a> <a href="/analytics">analytics</a> <a href="/spa/">app</a> '
+            '<a href="/inject-noindex">i1</a> <a href="/inject-canonical">i2</a> <a href="/slow">slow</a>'
+            '<div id="nav"></div><script>const a = document.createElement("a"); a.href = "/js-built";'
+            'a.textContent = "built"; document.getElementById("nav").appendChild(a);</script>',
+        ),
+        "/js-built": _page("Built", '<a href="/">home</a>'),
+        "/plain": _page("Plain", '<a href="/">home</a><script>console.log("hi")</script>'),
+        "/analytics": _page("Analytics", '<a href="/">home</a>' + GTM),
+        "/inject-noindex": _page("Noindex", "", inject.format('<meta name="robots" content="noindex">')),
+        "/inject-canonical": _page("Canonical", "", inject.format('<link rel="canonical" href="/plain">')),
+        "/slow": _page("Slow", '<script src="/hang.js"></script><script>document.body.append("!")</script>'),
+        "/spa/": Route(headers=(("Content-Type", HTML),), body=SHELL),
+        "/spa/about": Route(headers=(("Content-Type", HTML),), body=SHELL),
+        "/spa/contact": Route(headers=(("Content-Type", HTML),), body=SHELL),
+        "/app.js": Route(headers=(("Content-Type", "application/javascript"),), body=APP_JS.encode()),
+        "/logo.png": Route(headers=(("Content-Type", "image/png"),), body=b"\x89PNG"),
+    }
+
+
+STATIC_LISTED = {"/", "/plain", "/analytics", "/spa/", "/inject-noindex", "/inject-canonical", "/slow"}
+RENDERED_LISTED = {"/", "/js-built", "/plain", "/analytics", "/spa/", "/spa/about", "/spa/contact", "/slow"}
+
+
+@pytest.fixture
+def js_server() -> Iterator[SiteServer]:
+    with SiteServer(js_site(), dynamic=[(re.compile(r"/hang\.js"), _hang)]) as server:
+        yield server
+
+
+def crawl(server: SiteServer, tmp_path: Path, mode: str) -> tuple[CrawlResult, set[str]]:
+    result = run_crawl(
+        server.origin + "/",
+        tmp_path,
+        "-a",
+        f"render={mode}",
+        settings={"SITEMAP_RENDER_TIMEOUT": "3", "SITEMAP_RENDER_IDLE_TIMEOUT": "0.5"},
+    )
+    assert result.returncode == 0, result.describe()
+    urls = read_sitemap_set(result.output_dir, server.origin + "/")
+    return result, {url["loc"][len(server.origin) :] for url in urls}
+
+
+def render_stats(result: CrawlResult) -> dict[str, int]:
+    assert result.report is not None
+    return {
+        key[len("sitemap/render/") :]: value
+        for key, value in result.report["stats"].items()
+        if key.startswith("sitemap/render/")
+    }
+
+
+def test_a_browser_is_installed_for_these_tests() -> None:
+    assert find_browser(None) is not None, "CI installs chromium; without it these tests prove nothing"
+
+
+def test_never_starts_no_browser_and_misses_script_built_pages(js_server: SiteServer, tmp_path: Path) -> None:
+    result, listed = crawl(js_server, tmp_path, "never")
+    assert listed == STATIC_LISTED
+    assert render_stats(result) == {}
+    assert "/js-built" not in js_server.targets()
+
+
+def test_auto_renders_only_pages_that_need_it(js_server: SiteServer, tmp_path: Path) -> None:
+    result, listed = crawl(js_server, tmp_path, "auto")
+    assert listed == RENDERED_LISTED
+    assert result.report is not None
+    excluded = {item["url"][len(js_server.origin) :]: item["reason"] for item in result.report["excluded_urls"]}
+    assert excluded["/inject-noindex"] == "noindex"
+    assert excluded["/inject-canonical"] == "canonical"
+    stats = render_stats(result)
+    # /, the two injecting pages and /slow have DOM-building inline scripts; the app's routes
+    # are empty shells. /plain (console.log only), /analytics (GTM) and /js-built are not rendered.
+    assert stats["reason/inline_script"] == 4
+    assert stats["reason/app_root"] == 3
+    assert stats["pages"] == 6
+    assert stats["failed"] == 1  # /slow never finishes loading: judged by its static HTML
+    assert "reason/always" not in stats
+    assert "/logo.png" not in js_server.targets()  # images are aborted in the browser
+
+
+def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -> None:
+    result, listed = crawl(js_server, tmp_path, "always")
+    assert listed == RENDERED_LISTED
+    stats = render_stats(result)
+    html_pages = len(RENDERED_LISTED) + 2  # the two pages excluded after rendering
+    assert stats["reason/always"] == html_pages
+    assert stats["pages"] == html_pages - 1
+    assert stats["failed"] == 1
+    assert "/logo.png" not in js_server.targets()
+
+
+def test_always_without_a_browser_fails_at_start_up(js_server: SiteServer, tmp_path: Path) -> None:
+    result = run_crawl(
+        js_server.origin + "/", tmp_path, "-a", "render=always", settings={"SITEMAP_BROWSER_PATH": "/nonexistent/chrome"}
+    )
+    assert result.returncode == 2
+    assert "SITEMAP_BROWSER_PATH" in result.stderr
+    assert js_server.targets() == []
+
+
+def test_auto_without_a_browser_crawls_on_and_says_how_to_install_one(js_server: SiteServer, tmp_path: Path) -> None:
+    # No browser on the PATH, no Playwright download in HOME.
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent), "HOME": str(tmp_path)}
+    env.pop("PLAYWRIGHT_BROWSERS_PATH", None)
+    result = run_crawl(js_server.origin + "/", tmp_path, "-a", "render=auto", env=env)
+    assert result.returncode == 0, result.describe()
+    listed = {url["loc"][len(js_server.origin) :] for url in read_sitemap_set(result.output_dir, js_server.origin + "/")}
+    assert listed == STATIC_LISTED
+    assert result.stderr.count("looked JavaScript-built") == 1
+    assert "playwright install chromium" in result.stderr
+    assert render_stats(result)["unavailable/inline_script"] == 4
