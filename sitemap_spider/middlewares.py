@@ -7,6 +7,7 @@ Spiders without a ``report`` attribute get the library behaviour unchanged.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
@@ -15,8 +16,13 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, Redirec
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
 
+from sitemap_spider.items import SitemapEntry
 from sitemap_spider.renderer import RESOURCE_META
+from sitemap_spider.scheduler import STATE_ID_META, state_of
 from sitemap_spider.urls import normalize_url
 
 if TYPE_CHECKING:
@@ -104,7 +110,28 @@ class RecordingMetaRefreshMiddleware(_RecordRedirects, MetaRefreshMiddleware):
 
 
 class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
-    """RobotsTxtMiddleware that records each URL robots.txt forbids."""
+    """RobotsTxtMiddleware that records each URL robots.txt forbids.
+
+    It also mends a Scrapy 2.19 bug: requests that wait for a robots.txt being
+    fetched all await the one shared Deferred, and Twisted's ``asFuture`` passes
+    ``None`` down its chain after the first waiter, so every other waiting
+    request was let through unchecked (scrapy/scrapy PR #6802 removed the
+    per-waiter Deferred). A crawl that starts with several requests at once (a
+    resumed crawl, several start URLs, shared workers) hit it.
+    """
+
+    async def robot_parser(self, request: Request) -> RobotParser | None:
+        pending = self._parsers.get(urlparse_cached(request).netloc)
+        if isinstance(pending, Deferred):
+            waiter: Deferred[RobotParser | None] = Deferred()
+
+            def relay(result: RobotParser | None) -> RobotParser | None:
+                waiter.callback(result)
+                return result  # the next waiter gets the parser too
+
+            pending.addCallback(relay)
+            return await maybe_deferred_to_future(waiter)
+        return await super().robot_parser(request)
 
     def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
         try:
@@ -114,3 +141,48 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             if report is not None:
                 report.exclude(request.url, "robots")
             raise
+
+
+class CrawlStateMiddleware:
+    """Spider middleware: store what a response produced, then mark its request done.
+
+    Entries go to the crawl state as they pass; new requests are stored by the
+    scheduler as the engine receives them. Only when the callback's output is
+    exhausted is the request marked done, so a crash in between fetches it again.
+    Without a crawl state (no JOBDIR) it does nothing.
+    """
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> CrawlStateMiddleware:
+        return cls(crawler)
+
+    def process_spider_output(self, response: Response, result: Iterable[Any]) -> Iterator[Any]:
+        state = state_of(self.crawler.spider)
+        for output in result:
+            if state is not None and isinstance(output, SitemapEntry):
+                state.add_entry(output)
+            yield output
+        mark_done(self.crawler.spider, response.request)
+
+    async def process_spider_output_async(self, response: Response, result: AsyncIterable[Any]) -> AsyncIterator[Any]:
+        state = state_of(self.crawler.spider)
+        async for output in result:
+            if state is not None and isinstance(output, SitemapEntry):
+                state.add_entry(output)
+            yield output
+        mark_done(self.crawler.spider, response.request)
+
+    def process_spider_exception(self, response: Response, exception: Exception) -> None:
+        # The page is logged and counted as a spider error by Scrapy; it is handled.
+        mark_done(self.crawler.spider, response.request)
+
+
+def mark_done(spider: Any, request: Request | None) -> None:
+    """Mark a request done in the crawl state, if the crawl has one."""
+    state = state_of(spider)
+    request_id = None if request is None else request.meta.get(STATE_ID_META)
+    if state is not None and request_id is not None:
+        state.done(request_id)

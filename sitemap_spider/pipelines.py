@@ -42,48 +42,69 @@ class SitemapPipeline:
         crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
         return pipeline
 
-    def open_spider(self) -> None:
+    def _new_builder(self) -> SitemapSetBuilder:
         spider = self._spider()
-        options = OutputOptions(
-            output_dir=spider.config.output_dir,
-            base_url=spider.target.base_url(spider.config),
-            max_urls=spider.config.max_urls,
-            max_bytes=spider.config.max_bytes,
-            gzip=spider.config.gzip,
-            validate=spider.config.validate,
-            sort_run_size=spider.config.sort_run_size,
+        return SitemapSetBuilder(
+            OutputOptions(
+                output_dir=spider.config.output_dir,
+                base_url=spider.target.base_url(spider.config),
+                max_urls=spider.config.max_urls,
+                max_bytes=spider.config.max_bytes,
+                gzip=spider.config.gzip,
+                validate=spider.config.validate,
+                sort_run_size=spider.config.sort_run_size,
+            )
         )
-        self.builder = SitemapSetBuilder(options)
+
+    def open_spider(self) -> None:
+        # A resumable crawl keeps its entries in the crawl state (stored by
+        # CrawlStateMiddleware) and builds the set from there when it ends.
+        if self._spider().crawl_state is None:
+            self.builder = self._new_builder()
 
     def process_item(self, item: Any) -> Any:
-        assert self.builder is not None
         try:
             entry = entry_from_item(item)
-            self.builder.add(entry)
+            if self.builder is not None:
+                self.builder.add(entry)
         except InvalidEntryError as exc:
-            loc = ItemAdapter(item).get("loc") if ItemAdapter.is_item(item) else None
-            self._spider().report.exclude(str(loc), "invalid", str(exc))
+            self._invalid(ItemAdapter(item).get("loc") if ItemAdapter.is_item(item) else None, exc)
             raise DropItem(f"Not a valid sitemap entry: {exc}") from None
         self.crawler.stats.inc_value("sitemap/entries")
         return item
 
+    def _invalid(self, loc: object, error: Exception) -> None:
+        self._spider().report.exclude(str(loc), "invalid", str(error))
+
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        if self.builder is None:
+        state = self._spider().crawl_state
+        if self.builder is None and state is None:
             return
         report = self._spider().report
         stats = self.crawler.stats
         summary: dict[str, Any] = {"finish_reason": reason}
         try:
             if reason != "finished":
-                self.builder.discard()
-                self._not_published(f"the crawl did not finish ({reason})")
+                if self.builder is not None:
+                    self.builder.discard()
+                resume = " Run the same command again to resume." if state is not None else ""
+                self._not_published(f"the crawl did not finish ({reason}).{resume}")
                 return
+            if state is not None:
+                self.builder = self._new_builder()
+                for entry in state.entries():
+                    try:
+                        self.builder.add(entry)
+                    except InvalidEntryError as exc:
+                        self._invalid(entry.loc, exc)
+            assert self.builder is not None
             result = self.builder.publish(self._content_duplicate)
         except EmptySitemapError:
             self._not_published("no page could be listed")
             return
         except (SitemapError, OSError) as exc:
-            self.builder.discard()
+            if self.builder is not None:
+                self.builder.discard()
             self._not_published(f"publishing failed: {exc}")
             return
         else:
@@ -93,12 +114,16 @@ class SitemapPipeline:
                 stats.set_value("sitemap/excluded/duplicate", result.duplicates)
             summary.update(self._summary(result))
             self._log_summary(result, report.excluded_counts())
+            if state is not None:
+                state.mark_finished()
         finally:
             summary.setdefault("urls", 0)
             summary.setdefault("files", 0)
             summary.setdefault("not_published", stats.get_value(NOT_PUBLISHED_STAT))
             report.write(summary)
             report.close()
+            if state is not None:
+                state.close()
 
     def _content_duplicate(self, entry: SitemapEntry) -> None:
         spider = self._spider()

@@ -6,11 +6,14 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from scrapy.statscollectors import StatsCollector
+
+if TYPE_CHECKING:
+    from sitemap_spider.state import CrawlState
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +40,13 @@ REASONS = {
 }
 
 
+def _row(url: str, reason: str, detail: str | None) -> dict[str, str]:
+    row = {"url": url, "reason": reason}
+    if detail:
+        row["detail"] = detail
+    return row
+
+
 class CrawlReport:
     """Counts exclusions under ``sitemap/excluded/<reason>``; spools them for the report.
 
@@ -44,11 +54,12 @@ class CrawlReport:
     of URLs does not hold its exclusions in memory.
     """
 
-    def __init__(self, stats: StatsCollector, path: Path | None) -> None:
+    def __init__(self, stats: StatsCollector, path: Path | None, state: CrawlState | None = None) -> None:
         self._stats = stats
         self._path = path
+        self._state = state
         self._spool: IO[str] | None = None
-        if path is not None:
+        if path is not None and state is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._spool = tempfile.NamedTemporaryFile(
                 "w+", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".jl"
@@ -60,24 +71,27 @@ class CrawlReport:
             raise ValueError(f"unknown exclusion reason {reason!r}")
         self._stats.inc_value(EXCLUDED_PREFIX + reason)
         logger.debug("Not listed (%s%s): %s", reason, f": {detail}" if detail else "", url)
-        if self._spool is not None:
-            row: dict[str, str] = {"url": url, "reason": reason}
-            if detail:
-                row["detail"] = detail
-            self._spool.write(json.dumps(row, ensure_ascii=False) + "\n")
+        if self._state is not None:
+            # Resumable crawls keep their exclusions with the rest of the crawl state.
+            self._state.add_exclusion(url, reason, detail)
+        elif self._spool is not None:
+            self._spool.write(json.dumps(_row(url, reason, detail), ensure_ascii=False) + "\n")
 
     def excluded_counts(self) -> dict[str, int]:
         """Exclusions so far by reason, from the stats."""
         stats = self._stats.get_stats()
-        return {
+        counts = {
             key[len(EXCLUDED_PREFIX) :]: int(value)
-            for key, value in sorted(stats.items())
+            for key, value in stats.items()
             if key.startswith(EXCLUDED_PREFIX)
         }
+        if self._state is not None:
+            counts.update(self._state.exclusion_counts())  # this run's and those before a resume
+        return dict(sorted(counts.items()))
 
     def write(self, summary: Mapping[str, Any]) -> None:
         """Write the report: ``summary`` fields, counts, sitemap stats, then every exclusion."""
-        if self._path is None or self._spool is None:
+        if self._path is None:
             return
         head = dict(summary)
         head["excluded"] = self.excluded_counts()
@@ -86,18 +100,25 @@ class CrawlReport:
             for key, value in sorted(self._stats.get_stats().items())
             if key.startswith("sitemap/")
         }
-        self._spool.flush()
-        self._spool.seek(0)
         partial = self._path.with_name(f".{self._path.name}.partial")
         with partial.open("w", encoding="utf-8") as out:
             # Stream the spooled rows into the list instead of loading them all.
             out.write(json.dumps(head, ensure_ascii=False, indent=1, default=str)[:-2])
             out.write(',\n "excluded_urls": [')
-            for index, line in enumerate(self._spool):
+            for index, line in enumerate(self._excluded_rows()):
                 out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
             out.write("\n ]\n}\n")
         os.replace(partial, self._path)
         logger.info("Crawl report written to %s", self._path)
+
+    def _excluded_rows(self) -> Iterator[str]:
+        if self._state is not None:
+            for url, reason, detail in self._state.exclusions():
+                yield json.dumps(_row(url, reason, detail), ensure_ascii=False)
+        elif self._spool is not None:
+            self._spool.flush()
+            self._spool.seek(0)
+            yield from self._spool
 
     def close(self) -> None:
         """Drop the spool file."""

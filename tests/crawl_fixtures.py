@@ -62,7 +62,7 @@ def crawl_command(
 ) -> list[str]:
     """The ``scrapy crawl sitemap`` command line run_crawl runs (for tests that drive it themselves).
 
-    ``start_url=""`` leaves out ``-a url`` entirely; ``env`` replaces the environment.
+    ``start_url=""`` leaves out ``-a url`` entirely.
     """
     args = [sys.executable, "-m", "scrapy", "crawl", "sitemap"]
     if start_url:

@@ -656,3 +656,15 @@ def test_feed_format_from_any_spider(tmp_path: Path) -> None:
     assert entries[1] == {"loc": "https://example.com/caf%C3%A9"}
     assert entries[2]["loc"] == "https://example.com/z"
     assert entries[2]["changefreq"] == "daily" and float(entries[2]["priority"]) == 0.5
+
+
+def test_requests_waiting_for_robots_txt_are_all_checked(shared_site: RunningSite, tmp_path: Path) -> None:
+    """Several requests wait for robots.txt at once: each is checked (Scrapy 2.19 let all but one through)."""
+    private = [f"{shared_site.origin}/private/{name}" for name in ("a", "b", "c", "d")]
+    before = len(shared_site.server.requests)
+    result = run_crawl(" ".join([shared_site.start_url, *private]), tmp_path)
+    assert result.returncode == 0, result.describe()
+    fetched = [r.target for r in shared_site.server.requests[before:]]
+    assert not [target for target in fetched if target.startswith("/private/")], fetched
+    assert result.report is not None
+    assert result.report["excluded"]["robots"] >= len(private)

@@ -8,6 +8,7 @@ nothing exits 1.
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,8 @@ from sitemap_spider.pipelines import NOT_PUBLISHED_STAT
 
 if TYPE_CHECKING:
     import argparse
+
+logger = logging.getLogger(__name__)
 
 
 class Command(ScrapyCrawlCommand):
@@ -36,6 +39,8 @@ class Command(ScrapyCrawlCommand):
             spider_cls.update_settings(settings)
             check(settings, opts.spargs)
         except ConfigError as exc:
+            # Logged as well: Scrapyd keeps a job's log file, not its standard error.
+            logger.error("%s", exc)
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
@@ -37,6 +38,8 @@ from sitemap_spider.pages import (
 from sitemap_spider.pipelines import SitemapPipeline
 from sitemap_spider.renderer import NO_RENDER_META, RENDER_META, Renderer
 from sitemap_spider.report import CrawlReport
+from sitemap_spider.scheduler import StateScheduler
+from sitemap_spider.state import CrawlState
 from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
 
 logger = logging.getLogger(__name__)
@@ -62,6 +65,7 @@ class SitemapSpider(Spider):
     target: CrawlTarget
     report: CrawlReport
     renderer: Renderer
+    crawl_state: CrawlState | None
     link_extractor: LinkExtractor
 
     @classmethod
@@ -74,6 +78,10 @@ class SitemapSpider(Spider):
             settings.set_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", library_cls, None)
             settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", ours, order)
         settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", SitemapPipeline, 300)
+        settings.setdefault_in_component_priority_dict("SPIDER_MIDDLEWARES", middlewares.CrawlStateMiddleware, 10)
+        if settings.get("JOBDIR"):
+            # Scrapy's JOBDIR queue is lost on SIGKILL while its seen set is not: keep both in SQLite.
+            settings.set("SCHEDULER", StateScheduler, priority="addon")
 
     @classmethod
     def check_start_up(
@@ -82,6 +90,12 @@ class SitemapSpider(Spider):
         """Validate settings and arguments and find the browser; :class:`ConfigError` names the culprit."""
         config = SitemapConfig.from_settings(settings)
         target = CrawlTarget.from_arguments(arguments, config.strip_params)
+        if "_job" in arguments:
+            # Scrapyd (it always passes _job) runs jobs in its own working directory.
+            for name in ("SITEMAP_OUTPUT_DIR", "SITEMAP_REPORT"):
+                value = settings.get(name)
+                if value is not None and not Path(str(value)).is_absolute():
+                    raise ConfigError(name, f"must be an absolute path under Scrapyd, got {value!r}")
         mode = target.render_mode(config)
         browser = None if mode == "never" else find_browser(config.browser_path)
         if browser is None and config.browser_path and mode != "never":
@@ -102,6 +116,7 @@ class SitemapSpider(Spider):
         spider: SitemapSpider = super().from_crawler(crawler, *args, **kwargs)
         spider.config = config
         spider.target = target
+        spider.crawl_state = cls._open_state(crawler, target)
         spider.renderer = Renderer(
             crawler,
             target.render_mode(config),
@@ -121,10 +136,20 @@ class SitemapSpider(Spider):
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
         return spider
 
+    @staticmethod
+    def _open_state(crawler: Crawler, target: CrawlTarget) -> CrawlState | None:
+        jobdir = crawler.settings.get("JOBDIR")
+        if not jobdir or crawler.settings.get("SCHEDULER") is not StateScheduler:
+            return None
+        state = CrawlState(Path(jobdir) / "sitemap-state.sqlite")
+        state.start(fresh=state.start_urls() not in (None, list(target.start_urls)))
+        state.set_start_urls(list(target.start_urls))
+        return state
+
     def _open_report(self) -> None:
         # Stats exist only once the crawl has started.
         assert self.crawler.stats is not None
-        self.report = CrawlReport(self.crawler.stats, self.config.report_path)
+        self.report = CrawlReport(self.crawler.stats, self.config.report_path, self.crawl_state)
 
     async def start(self) -> AsyncIterator[Request]:
         for url in self.target.start_urls:
@@ -166,6 +191,7 @@ class SitemapSpider(Spider):
         url = request.meta[RENDER_META]["url"]
         self.renderer.failed(url, failure.getErrorMessage())
         yield self._static_request(url)
+        middlewares.mark_done(self, request)
 
     def _static_facts(self, response: TextResponse, url: str) -> dict[str, Any]:
         """What the static fetch says that rendering cannot change: the headers."""
@@ -220,16 +246,15 @@ class SitemapSpider(Spider):
     def on_error(self, failure: Failure) -> None:
         """A request that produced no page: record why (robots and scope record themselves)."""
         error = failure.value
+        request: Request = failure.request  # type: ignore[attr-defined]
         if isinstance(error, HttpError):
             response: Response = error.response
             url = normalize_url(response.url) or response.url
             self.report.exclude(url, "http_error", str(response.status))
-            return
-        if isinstance(error, IgnoreRequest):
-            return  # recorded by the middleware that dropped it
-        request: Request = failure.request  # type: ignore[attr-defined]
-        logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
-        self.report.exclude(request.url, "error", failure.getErrorMessage())
+        elif not isinstance(error, IgnoreRequest):  # IgnoreRequest: recorded where it was dropped
+            logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
+            self.report.exclude(request.url, "error", failure.getErrorMessage())
+        middlewares.mark_done(self, request)
 
     def _has_site_links(self, response: TextResponse) -> bool:
         site = self.target.site

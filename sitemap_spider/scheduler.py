@@ -1,0 +1,96 @@
+"""A Scrapy scheduler whose frontier and duplicate filter live in the crawl's SQLite state.
+
+Used when ``JOBDIR`` is set: the crawl survives Ctrl-C, a crash, an OOM kill or
+SIGKILL, and the same command resumes it. Order is Scrapy's: highest priority
+first, then first in, first out (breadth-first with the spider's DEPTH_PRIORITY).
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request, Spider
+from scrapy.core.scheduler import BaseScheduler
+from scrapy.utils.request import request_from_dict
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+    from sitemap_spider.state import CrawlState
+
+logger = logging.getLogger(__name__)
+
+#: Request meta key holding the request's row in the crawl state.
+STATE_ID_META = "sitemap_state_id"
+# Requests taken from the database at once; they are marked in flight together.
+_BATCH = 32
+
+
+def state_of(spider: Spider | None) -> CrawlState | None:
+    """The spider's durable crawl state, if the crawl has one."""
+    return getattr(spider, "crawl_state", None)
+
+
+class StateScheduler(BaseScheduler):
+    """Frontier and seen set in SQLite; in-flight requests are put back on resume."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.state: CrawlState | None = None
+        self._buffer: deque[tuple[int, bytes]] = deque()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def open(self, spider: Spider) -> None:
+        self.state = state_of(spider)
+        if self.state is None:
+            raise RuntimeError("StateScheduler needs a spider with a crawl_state (the sitemap spider with JOBDIR)")
+
+    def close(self, reason: str) -> None:
+        # Requests taken but never handed out go back to the queue.
+        if self.state is not None and self._buffer:
+            logger.debug("Putting back %d requests not started", len(self._buffer))
+        self._buffer.clear()
+
+    def has_pending_requests(self) -> bool:
+        assert self.state is not None
+        return bool(self._buffer) or self.state.pending() > 0
+
+    def enqueue_request(self, request: Request) -> bool:
+        assert self.state is not None and self.crawler.stats is not None
+        # A redirect or retry carries the row of the request it replaces: that one is done
+        # once its successor is stored.
+        replaced = request.meta.pop(STATE_ID_META, None)
+        fingerprint = None if request.dont_filter else self.crawler.request_fingerprinter.fingerprint(request)
+        data = pickle.dumps(request.to_dict(spider=self.crawler.spider), protocol=pickle.HIGHEST_PROTOCOL)
+        stored = self.state.add_request(fingerprint, request.priority, data)
+        if replaced is not None:
+            self.state.done(replaced)
+        if stored:
+            self.crawler.stats.inc_value("scheduler/enqueued")
+        else:
+            self.crawler.stats.inc_value("dupefilter/filtered")
+        return stored
+
+    def next_request(self) -> Request | None:
+        assert self.state is not None and self.crawler.stats is not None
+        if not self._buffer:
+            self._buffer.extend(self.state.take(_BATCH))
+            if not self._buffer:
+                return None
+        request_id, data = self._buffer.popleft()
+        fields: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own rows
+        request = request_from_dict(fields, spider=self.crawler.spider)
+        request.meta[STATE_ID_META] = request_id
+        self.crawler.stats.inc_value("scheduler/dequeued")
+        return request
+
+    def __len__(self) -> int:
+        assert self.state is not None
+        return len(self._buffer) + self.state.pending()

@@ -1,0 +1,157 @@
+"""The crawl's state in SQLite (WAL): frontier, seen requests, entries and exclusions.
+
+Scrapy's JOBDIR keeps its request queue in memory until the crawl closes, while
+``requests.seen`` grows on disk as it goes: after a SIGKILL a resumed crawl
+finds every URL "seen" and nothing to do, and pages are silently lost. Here
+everything a response produced (its new requests, its entry, its exclusions)
+is written before the response is marked done, on one connection, so any
+commit that holds the mark holds its consequences too. A resumed crawl puts
+back the requests that were in flight and fetches only those again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from sitemap_spider.items import SitemapEntry
+
+logger = logging.getLogger(__name__)
+
+PENDING, IN_FLIGHT, DONE = 0, 1, 2
+# Commits are grouped: a SIGKILL loses at most this much work, which is fetched again.
+COMMIT_INTERVAL = 0.5
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS requests (
+    id INTEGER PRIMARY KEY,
+    fingerprint BLOB UNIQUE,          -- NULL for requests that bypass the duplicate filter
+    priority INTEGER NOT NULL,
+    state INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pending ON requests (state, priority DESC, id);
+CREATE TABLE IF NOT EXISTS entries (loc TEXT PRIMARY KEY, lastmod TEXT, changefreq TEXT,
+                                    priority REAL, content_digest TEXT);
+-- A page fetched again after a resume is reported once.
+CREATE TABLE IF NOT EXISTS exclusions (url TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT,
+                                       UNIQUE (url, reason));
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+class CrawlState:
+    """One crawl's durable state, in one SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level="DEFERRED")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL: a process crash loses nothing committed; only a power cut may lose the last commits.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._last_commit = time.monotonic()
+        self.resumed = False
+
+    def start(self, fresh: bool) -> None:
+        """Resume an unfinished crawl, or start over when asked or when the last one finished."""
+        finished = self._meta("finished") == "1"
+        has_work = self._db.execute("SELECT 1 FROM requests LIMIT 1").fetchone() is not None
+        if fresh or finished or not has_work:
+            if has_work:
+                logger.info("Starting a new crawl in %s (%s)", self.path, "asked" if fresh else "the last one finished")
+            for table in ("requests", "entries", "exclusions", "meta"):
+                self._db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+        else:
+            moved = self._db.execute(
+                "UPDATE requests SET state = ? WHERE state = ?", (PENDING, IN_FLIGHT)
+            ).rowcount
+            pending = self.pending()
+            logger.info(
+                "Resuming the crawl in %s: %d requests to do, %d of them were in flight", self.path, pending, moved
+            )
+            self.resumed = True
+        self.commit()
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def add_request(self, fingerprint: bytes | None, priority: int, data: bytes) -> bool:
+        """Store a request; False when its fingerprint was seen before."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO requests (fingerprint, priority, state, data) VALUES (?, ?, ?, ?)",
+            (fingerprint, priority, PENDING, data),
+        )
+        return cursor.rowcount == 1
+
+    def take(self, count: int) -> list[tuple[int, bytes]]:
+        """Up to ``count`` pending requests, highest priority first, marked in flight."""
+        rows = self._db.execute(
+            "SELECT id, data FROM requests WHERE state = ? ORDER BY priority DESC, id LIMIT ?",
+            (PENDING, count),
+        ).fetchall()
+        self._db.executemany("UPDATE requests SET state = ? WHERE id = ?", [(IN_FLIGHT, row[0]) for row in rows])
+        return [(int(row[0]), bytes(row[1])) for row in rows]
+
+    def done(self, request_id: int) -> None:
+        """Everything this request led to is stored: it is not fetched again."""
+        self._db.execute("UPDATE requests SET state = ?, data = x'' WHERE id = ?", (DONE, request_id))
+        self.maybe_commit()
+
+    def pending(self) -> int:
+        row = self._db.execute("SELECT count(*) FROM requests WHERE state = ?", (PENDING,)).fetchone()
+        return int(row[0])
+
+    def add_entry(self, entry: SitemapEntry) -> None:
+        """Store an entry; a later one for the same loc replaces it."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
+            (entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest),
+        )
+
+    def entries(self) -> Iterator[SitemapEntry]:
+        """Every stored entry (in loc order, one per loc)."""
+        for row in self._db.execute("SELECT loc, lastmod, changefreq, priority, content_digest FROM entries ORDER BY loc"):
+            yield SitemapEntry(*row)
+
+    def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
+        self._db.execute("INSERT OR IGNORE INTO exclusions VALUES (?, ?, ?)", (url, reason, detail))
+
+    def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
+        yield from self._db.execute("SELECT url, reason, detail FROM exclusions ORDER BY rowid")
+
+    def exclusion_counts(self) -> dict[str, int]:
+        rows = self._db.execute("SELECT reason, count(*) FROM exclusions GROUP BY reason ORDER BY reason")
+        return {str(reason): int(count) for reason, count in rows}
+
+    def start_urls(self) -> list[str] | None:
+        """The start URLs of the crawl this state belongs to, if any."""
+        value = self._meta("start_urls")
+        return None if value is None else list(json.loads(value))
+
+    def set_start_urls(self, urls: list[str]) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('start_urls', ?)", (json.dumps(urls),))
+        self.commit()
+
+    def mark_finished(self) -> None:
+        """The crawl ended and its set was published: the next run starts over."""
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('finished', '1')")
+        self.commit()
+
+    def maybe_commit(self) -> None:
+        if time.monotonic() - self._last_commit >= COMMIT_INTERVAL:
+            self.commit()
+
+    def commit(self) -> None:
+        self._db.commit()
+        self._last_commit = time.monotonic()
+
+    def close(self) -> None:
+        self.commit()
+        self._db.close()

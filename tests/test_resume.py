@@ -1,0 +1,101 @@
+"""Resumable crawls (JOBDIR): Ctrl-C pauses, SIGKILL loses nothing, the same command resumes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
+from tests.fixture_site import build_generated_site
+from tests.sitemap_check import read_sitemap_set
+from tests.test_crawl import assert_same_entries, without_traps
+
+PAGES = 3000
+
+
+@pytest.fixture
+def site() -> Iterator[RunningSite]:
+    with serve_site(lambda origin, _other: build_generated_site(origin, PAGES)) as running:
+        yield running
+
+
+def publish_earlier_set(site: RunningSite, output: Path) -> dict[str, bytes]:
+    """A valid set from an earlier crawl, to check that a killed crawl leaves it alone."""
+    with SitemapSetBuilder(OutputOptions(output, site.origin + "/")) as builder:
+        builder.add(SitemapEntry(site.origin + "/earlier-page", lastmod="2020-01-01"))
+        builder.publish()
+    return {path.name: path.read_bytes() for path in output.iterdir() if path.is_file()}
+
+
+def page_fetches(site: RunningSite) -> Counter[str]:
+    """GETs of pages by target (robots.txt left out), over every run so far."""
+    return Counter(
+        request.target
+        for request in site.server.requests
+        if request.method == "GET" and request.target != "/robots.txt"
+    )
+
+
+def start(site: RunningSite, tmp_path: Path, jobdir: Path) -> subprocess.Popen[bytes]:
+    args = crawl_command(site.start_url, tmp_path, settings={"JOBDIR": str(jobdir), "LOG_LEVEL": "WARNING"})
+    return subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_for_fetches(site: RunningSite, count: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while sum(page_fetches(site).values()) < count:
+        assert process.poll() is None, "the crawl ended before it could be interrupted"
+        assert time.monotonic() < deadline, "the crawl did not get going"
+        time.sleep(0.05)
+
+
+def assert_complete(site: RunningSite, tmp_path: Path, jobdir: Path) -> None:
+    result = run_crawl(site.start_url, tmp_path, settings={"JOBDIR": str(jobdir)}, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert "Resuming the crawl" in result.stderr
+    urls = read_sitemap_set(result.output_dir, site.origin + "/")
+    assert_same_entries(without_traps(site.spec, urls), site.spec.expected_listed())
+    # The report covers the whole crawl, before and after the interruption.
+    assert result.report is not None
+    assert result.report["excluded"].get("http_error", 0) > 0
+
+
+@pytest.mark.parametrize("kill", [signal.SIGKILL, signal.SIGINT], ids=["sigkill", "ctrl-c"])
+def test_interrupted_crawl_resumes_and_loses_nothing(site: RunningSite, tmp_path: Path, kill: signal.Signals) -> None:
+    output = tmp_path / "sitemaps"
+    earlier = publish_earlier_set(site, output)
+    jobdir = tmp_path / "job"
+    process = start(site, tmp_path, jobdir)
+    wait_for_fetches(site, PAGES // 3, process)
+    os.kill(process.pid, kill)
+    assert process.wait(timeout=60) != 0
+    before_resume = page_fetches(site)
+
+    # The earlier set is untouched and valid while the crawl is down.
+    assert {p.name: p.read_bytes() for p in output.iterdir() if p.is_file()} == earlier
+    assert [u["loc"] for u in read_sitemap_set(output, site.origin + "/")] == [site.origin + "/earlier-page"]
+
+    assert_complete(site, tmp_path, jobdir)
+    fetches = page_fetches(site)
+    fetched_again = sum(count - 1 for count in fetches.values() if count > 1)
+    # Only what was in flight is fetched twice: well under 15% of the site.
+    assert fetched_again <= 0.15 * len(fetches), (fetched_again, len(fetches), sum(before_resume.values()))
+
+
+def test_a_finished_crawl_is_not_resumed_but_started_again(site: RunningSite, tmp_path: Path) -> None:
+    jobdir = tmp_path / "job"
+    first = run_crawl(site.start_url, tmp_path, settings={"JOBDIR": str(jobdir)}, timeout=300)
+    assert first.returncode == 0, first.describe()
+    second = run_crawl(site.start_url, tmp_path, settings={"JOBDIR": str(jobdir)}, timeout=300)
+    assert second.returncode == 0, second.describe()
+    assert "Resuming" not in second.stderr
+    assert second.files() == first.files()
