@@ -13,7 +13,8 @@ one without, because ``+`` < ``-``).
 
 from __future__ import annotations
 
-import heapq
+import bisect
+import itertools
 import logging
 import os
 import tempfile
@@ -30,119 +31,240 @@ logger = logging.getLogger(__name__)
 # More open run files than this are first merged into fewer, bigger runs, to stay well
 # below the usual limit of 1,024 open files per process.
 MAX_MERGE_FAN_IN = 128
+# Characters of run files held in memory while merging, shared by all runs being merged.
+_MERGE_MEMORY = 8 * 1024 * 1024
+_MIN_BLOCK_CHARS = 16 * 1024
 _ABSENT = "-"
 _PRESENT = "+"
 
 
-def encode_entry(entry: SitemapEntry) -> str:
-    """Return the one-line form of ``entry`` (without the newline)."""
-    fields = (
-        entry.lastmod,
-        entry.changefreq,
-        None if entry.priority is None else repr(float(entry.priority)),
-        entry.content_digest,
+Fields = tuple[str, str | None, str | None, float | None, str | None]
+
+
+def encode_fields(
+    loc: str,
+    lastmod: str | None = None,
+    changefreq: str | None = None,
+    priority: float | None = None,
+    content_digest: str | None = None,
+) -> str:
+    """Return the one-line form of an entry given by its fields (without the newline)."""
+    line = "\t".join(
+        (
+            loc,
+            _ABSENT if lastmod is None else _PRESENT + lastmod,
+            _ABSENT if changefreq is None else _PRESENT + changefreq,
+            _ABSENT if priority is None else _PRESENT + repr(float(priority)),
+            _ABSENT if content_digest is None else _PRESENT + content_digest,
+        )
     )
-    encoded = (_ABSENT if value is None else _PRESENT + value for value in fields)
-    line = "\t".join((entry.loc, *encoded))
     # One check on the joined line is much cheaper than one per field, per entry.
     if line.count("\t") != 4 or "\n" in line:
-        raise InvalidEntryError(f"an entry field contains a tab or newline: {entry!r}")
+        raise InvalidEntryError(
+            "an entry field contains a tab or newline: "
+            f"{SitemapEntry(loc, lastmod, changefreq, priority, content_digest)!r}"
+        )
     return line
+
+
+def encode_entry(entry: SitemapEntry) -> str:
+    """Return the one-line form of ``entry`` (without the newline)."""
+    return encode_fields(entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest)
+
+
+def decode_fields(line: str) -> Fields:
+    """Return ``(loc, lastmod, changefreq, priority, content_digest)`` of a line from ``encode_fields``.
+
+    The publishing loop works on these tuples: building a frozen dataclass per entry
+    costs more than everything else it does with it.
+    """
+    loc, lastmod, changefreq, priority, digest = line.split("\t")
+    return (
+        loc,
+        None if lastmod == _ABSENT else lastmod[1:],
+        None if changefreq == _ABSENT else changefreq[1:],
+        None if priority == _ABSENT else float(priority[1:]),
+        None if digest == _ABSENT else digest[1:],
+    )
 
 
 def decode_entry(line: str) -> SitemapEntry:
     """Return the entry of a line made by ``encode_entry``."""
-    loc, lastmod, changefreq, priority, digest = line.split("\t")
-    return SitemapEntry(
-        loc=loc,
-        lastmod=None if lastmod == _ABSENT else lastmod[1:],
-        changefreq=None if changefreq == _ABSENT else changefreq[1:],
-        priority=None if priority == _ABSENT else float(priority[1:]),
-        content_digest=None if digest == _ABSENT else digest[1:],
-    )
+    return SitemapEntry(*decode_fields(line))
 
 
-def _loc_of(line: str) -> str:
-    return line[: line.index("\t")]
+def _write_run(lines: Iterable[str], work_dir: Path) -> Path:
+    fd, name = tempfile.mkstemp(prefix="sort-run-", suffix=".tsv", dir=work_dir)
+    # surrogateescape: a run file must hold whatever str it is given, checked or not.
+    with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
+        # One join and write per run beats two write() calls per line.
+        out.writelines(line + "\n" for line in lines)
+    logger.debug("Wrote sort run %s", name)
+    return Path(name)
 
 
-class ExternalSorter:
-    """Collect entries, then yield them sorted by loc, each loc once."""
+def sort_into_run(lines: list[str], work_dir: Path, *, unique: bool = True) -> tuple[Path, int]:
+    """Sort ``lines`` in place into a new run file in ``work_dir``: (its path, duplicates left out).
 
-    def __init__(self, work_dir: Path, run_size: int = 100_000) -> None:
+    With ``unique``, of lines with the same key (up to the first tab) only the smallest is kept.
+    """
+    lines.sort()
+    if not unique:
+        return _write_run(lines, work_dir), 0
+    kept: list[str] = []
+    previous = None
+    for line in lines:
+        tab = line.find("\t")
+        key = line if tab < 0 else line[:tab]
+        if key != previous:
+            kept.append(line)
+            previous = key
+    return _write_run(kept, work_dir), len(lines) - len(kept)
+
+
+def _read_blocks(path: Path, size: int) -> Iterator[list[str]]:
+    """The lines of a run file (without newlines), a list of about ``size`` characters at a time."""
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="\n") as run:
+        rest = ""
+        while chunk := run.read(size):
+            # str.split in C instead of a Python-level step per line.
+            lines = (rest + chunk).split("\n")
+            rest = lines.pop()
+            if lines:
+                yield lines
+        if rest:  # a run ends with a newline; a file cut short still yields what it has
+            yield [rest]
+
+
+def _list_blocks(lines: list[str], count: int) -> Iterator[list[str]]:
+    for start in range(0, len(lines), count):
+        yield lines[start : start + count]
+
+
+def merge_blocks(sources: list[Iterator[list[str]]]) -> Iterator[list[str]]:
+    """Merge sources of sorted blocks (each source sorted as a whole) into sorted blocks.
+
+    heapq.merge takes a few Python steps per line; this takes a few per block: every round
+    emits, sorted, all lines up to the smallest last line of the current blocks, which no
+    line still to come can be below.
+    """
+    heads: list[tuple[list[str], int, Iterator[list[str]]]] = []
+    for source in sources:
+        block = next(source, None)
+        if block:
+            heads.append((block, 0, source))
+    while heads:
+        bound = min(block[-1] for block, _, _ in heads)
+        batch: list[str] = []
+        remaining: list[tuple[list[str], int, Iterator[list[str]]]] = []
+        for block, start, source in heads:
+            cut = bisect.bisect_right(block, bound, start)
+            batch += block[start:cut]
+            if cut < len(block):
+                remaining.append((block, cut, source))
+            else:
+                following = next(source, None)
+                if following:
+                    remaining.append((following, 0, source))
+        heads = remaining
+        # Timsort finds the sorted stretches the blocks are made of: a merge in C.
+        batch.sort()
+        yield batch
+
+
+class LineSorter:
+    """Collect text lines, then yield them sorted, each key once (the key ends at the first tab).
+
+    Among lines with the same key the smallest whole line is kept (``unique=False``: every
+    line is kept). Lines must not contain a newline; memory holds at most ``run_size`` of them.
+    """
+
+    def __init__(self, work_dir: Path, run_size: int = 100_000, *, unique: bool = True) -> None:
         if run_size < 1:
             raise ValueError(f"run_size must be at least 1, not {run_size}")
         self.work_dir = Path(work_dir)
         self.run_size = run_size
+        self.unique = unique
         self.added = 0
         self.duplicates = 0
         self._buffer: list[str] = []
         self._runs: list[Path] = []
         self._finished = False
 
-    def add(self, entry: SitemapEntry) -> None:
-        """Add one entry; spills a sorted run to disk whenever ``run_size`` are buffered."""
+    def add_line(self, line: str) -> None:
+        """Add one line; spills a sorted run to disk whenever ``run_size`` are buffered."""
         if self._finished:
-            raise SitemapError("ExternalSorter: add() after iter_unique() or close()")
-        self._buffer.append(encode_entry(entry))
+            raise SitemapError(f"{type(self).__name__}: add() after iteration or close()")
+        buffer = self._buffer
+        buffer.append(line)
         self.added += 1
-        if len(self._buffer) >= self.run_size:
+        if len(buffer) >= self.run_size:
             self._spill()
 
+    def add_run(self, path: Path, lines: int, duplicates: int) -> None:
+        """Take over a run file made by ``sort_into_run`` (in another process, say)."""
+        if self._finished:
+            raise SitemapError(f"{type(self).__name__}: add() after iteration or close()")
+        self._runs.append(Path(path))
+        self.added += lines
+        self.duplicates += duplicates
+
     def _spill(self) -> None:
-        self._buffer.sort()
-        self._runs.append(self._write_run(self._unique(self._buffer)))
+        path, duplicates = sort_into_run(self._buffer, self.work_dir, unique=self.unique)
+        self._runs.append(path)
+        self.duplicates += duplicates
         self._buffer = []
 
     def _write_run(self, lines: Iterable[str]) -> Path:
-        fd, name = tempfile.mkstemp(prefix="sort-run-", suffix=".tsv", dir=self.work_dir)
-        # surrogateescape: a run file must hold whatever str it is given, checked or not.
-        with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
-            for line in lines:
-                out.write(line)
-                out.write("\n")
-        logger.debug("Wrote sort run %s", name)
-        return Path(name)
+        return _write_run(lines, self.work_dir)
 
     def _unique(self, sorted_lines: Iterable[str]) -> Iterator[str]:
+        if not self.unique:
+            yield from sorted_lines
+            return
         previous_loc: str | None = None
-        for line in sorted_lines:
-            loc = _loc_of(line)
-            if loc == previous_loc:
-                self.duplicates += 1
-                continue
-            previous_loc = loc
-            yield line
+        duplicates = 0
+        try:
+            for line in sorted_lines:
+                tab = line.find("\t")
+                loc = line if tab < 0 else line[:tab]
+                if loc == previous_loc:
+                    duplicates += 1
+                    continue
+                previous_loc = loc
+                yield line
+        finally:
+            self.duplicates += duplicates
 
-    @staticmethod
-    def _read_run(path: Path) -> Iterator[str]:
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="\n") as lines:
-            for line in lines:
-                yield line[:-1]
+    def _merged(self, runs: list[Path], buffer: list[str]) -> Iterator[str]:
+        # Blocks small enough that all runs' blocks together stay within _MERGE_MEMORY.
+        size = max(_MIN_BLOCK_CHARS, _MERGE_MEMORY // (len(runs) + 1))
+        sources = [_read_blocks(path, size) for path in runs]
+        sources.append(_list_blocks(buffer, max(1, size // 64)))
+        return itertools.chain.from_iterable(merge_blocks(sources))
 
     def _reduce_runs(self) -> None:
         # Merge the oldest runs into one until few enough files are left to open at once.
         while len(self._runs) > MAX_MERGE_FAN_IN:
             batch, self._runs = self._runs[:MAX_MERGE_FAN_IN], self._runs[MAX_MERGE_FAN_IN:]
-            merged = heapq.merge(*(self._read_run(path) for path in batch))
-            self._runs.append(self._write_run(self._unique(merged)))
+            self._runs.append(self._write_run(self._unique(self._merged(batch, []))))
             for path in batch:
                 path.unlink()
 
-    def iter_unique(self) -> Iterator[SitemapEntry]:
-        """Yield every loc once, sorted; ``duplicates`` is final once this is exhausted.
+    def iter_unique_lines(self) -> Iterator[str]:
+        """Yield every key once, sorted; ``duplicates`` is final once this is exhausted.
 
-        Can be called once; no entry can be added afterwards.
+        Can be called once; no line can be added afterwards.
         """
         if self._finished:
-            raise SitemapError("ExternalSorter: iter_unique() can be called only once")
+            raise SitemapError(f"{type(self).__name__}: iter_unique() can be called only once")
         self._finished = True
         self._buffer.sort()
         self._reduce_runs()
-        sources = [self._read_run(path) for path in self._runs]
-        sources.append(iter(self._buffer))
-        for line in self._unique(heapq.merge(*sources)):
-            yield decode_entry(line)
+        if not self._runs:
+            yield from self._unique(self._buffer)
+        else:
+            yield from self._unique(self._merged(self._runs, self._buffer))
         self._buffer = []
 
     def close(self) -> None:
@@ -166,3 +288,18 @@ class ExternalSorter:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class ExternalSorter(LineSorter):
+    """Collect entries, then yield them sorted by loc, each loc once."""
+
+    def add(self, entry: SitemapEntry) -> None:
+        """Add one entry; spills a sorted run to disk whenever ``run_size`` are buffered."""
+        self.add_line(encode_entry(entry))
+
+    def iter_unique(self) -> Iterator[SitemapEntry]:
+        """Yield every loc once, sorted; ``duplicates`` is final once this is exhausted.
+
+        Can be called once; no entry can be added afterwards.
+        """
+        return (decode_entry(line) for line in self.iter_unique_lines())

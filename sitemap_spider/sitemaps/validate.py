@@ -26,6 +26,11 @@ logger = logging.getLogger(__name__)
 MAX_CHILDREN: Final = 50_000
 MAX_UNCOMPRESSED_BYTES: Final = 52_428_800
 SCHEMA_PACKAGE: Final = "sitemap_spider.schemas"
+# Documents up to this size are parsed whole and validated as a tree: about twice as fast
+# as streaming, and lxml releases the GIL for both steps (so a shard is validated on a
+# thread while the next one is written). The tree of a file this size takes about 60 MB;
+# larger files are streamed in constant memory.
+TREE_VALIDATION_MAX_BYTES: Final = 8 * 1024 * 1024
 # Root element -> (schema file, child element counted against MAX_CHILDREN).
 _KINDS: Final = {"urlset": ("sitemap.xsd", "url"), "sitemapindex": ("siteindex.xsd", "sitemap")}
 
@@ -85,10 +90,52 @@ def _root_kind(path: Path) -> str:
 def validate_file(path: Path) -> int:
     """Validate a sitemap or sitemap index (.xml or .xml.gz); return its number of children.
 
-    Streams the file, so memory stays small whatever its size. Raises SitemapValidationError
-    naming the file and the problem.
+    Memory stays bounded whatever the file's size. Raises SitemapValidationError naming
+    the file and the problem.
     """
     path = Path(path)
+    data = _small_document(path)
+    if data is not None:
+        count = _count_if_valid(data)
+        if count is not None:
+            return count
+    # Invalid, or too big for a tree: the streaming validation finds and names the problem.
+    count = _validate_streaming(path)
+    if data is not None:  # never expected: both validate with the same libxml2 and XSD
+        raise SitemapValidationError(f"{path}: rejected when validated whole, accepted when streamed")
+    return count
+
+
+def _small_document(path: Path) -> bytes | None:
+    """The uncompressed bytes of ``path`` if there are at most TREE_VALIDATION_MAX_BYTES."""
+    try:
+        if not path.name.endswith(".gz"):
+            return path.read_bytes() if path.stat().st_size <= TREE_VALIDATION_MAX_BYTES else None
+        with gzip.open(path, "rb") as stream:
+            data = stream.read(TREE_VALIDATION_MAX_BYTES + 1)
+    except (OSError, EOFError, zlib.error):
+        return None  # the streaming validation reports it
+    return data if len(data) <= TREE_VALIDATION_MAX_BYTES else None
+
+
+def _count_if_valid(data: bytes) -> int | None:
+    """The number of children of a valid document, or None if it is not valid."""
+    try:
+        # A parser per call: a parser object must not be used by two threads at once.
+        root = etree.fromstring(data, etree.XMLParser(no_network=True, huge_tree=False))
+    except etree.XMLSyntaxError:
+        return None
+    qname = etree.QName(root)
+    if qname.localname not in _KINDS or qname.namespace != SITEMAP_NAMESPACE:
+        return None
+    schema_name, child = _KINDS[qname.localname]
+    if not load_schema(schema_name).validate(root):
+        return None
+    count = sum(1 for _ in root.iterchildren(f"{{{SITEMAP_NAMESPACE}}}{child}"))
+    return count if count <= MAX_CHILDREN else None
+
+
+def _validate_streaming(path: Path) -> int:
     kind = _root_kind(path)
     schema_name, child = _KINDS[kind]
     child_tag = f"{{{SITEMAP_NAMESPACE}}}{child}"

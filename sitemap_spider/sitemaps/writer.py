@@ -11,6 +11,7 @@ import gzip
 import io
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +31,7 @@ from sitemap_spider.sitemaps.xml import (
     check_loc,
     parse_lastmod,
     sitemap_element,
-    url_element,
+    url_element_of,
 )
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ MAX_SITEMAPS_PER_INDEX = 50_000
 # Changing it changes the bytes of every published .gz file.
 GZIP_LEVEL = 6
 _WRITE_BUFFER = 1 << 16
+_COMPRESS_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,9 @@ def shard_name(number: int, *, gzip: bool) -> str:
 class _OutputFile:
     """A file written through an optional reproducible gzip layer, fsynced on close."""
 
-    def __init__(self, path: Path, *, compress: bool) -> None:
+    def __init__(self, path: Path, *, compress: bool, durable: bool = True) -> None:
         self._raw = open(path, "wb")  # noqa: SIM115 - closed in close()/abort()
+        self._durable = durable
         self._gzip: gzip.GzipFile | None = None
         self.stream: io.BufferedIOBase = self._raw
         if compress:
@@ -79,7 +82,8 @@ class _OutputFile:
         if self._gzip is not None:
             self.stream.close()  # flushes into, and closes, the GzipFile (writes its trailer)
         self._raw.flush()
-        os.fsync(self._raw.fileno())
+        if self._durable:
+            os.fsync(self._raw.fileno())
         self._raw.close()
 
     def abort(self) -> None:
@@ -95,7 +99,19 @@ class _OutputFile:
 class ShardWriter:
     """Write entries, already checked and sorted, into as many shards as the limits need."""
 
-    def __init__(self, directory: Path, *, max_urls: int, max_bytes: int, gzip: bool) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        max_urls: int,
+        max_bytes: int,
+        gzip: bool,
+        on_close: Callable[[ShardInfo], None] | None = None,
+        durable: bool = True,
+    ) -> None:
+        """``on_close`` is told of each shard as soon as it is complete on disk, so that it can be
+        compressed or validated while the next one is written; ``durable=False`` skips the
+        fsync of files that are only an intermediate step."""
         if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
             raise ValueError(f"max_urls must be 1-{MAX_URLS_PER_SITEMAP}, not {max_urls}")
         smallest = len(URLSET_OPEN) + len(URLSET_CLOSE)
@@ -105,6 +121,8 @@ class ShardWriter:
         self.max_urls = max_urls
         self.max_bytes = max_bytes
         self.gzip = gzip
+        self._on_close = on_close
+        self._durable = durable
         self._shards: list[ShardInfo] = []
         self._file: _OutputFile | None = None
         self._urls = 0
@@ -114,9 +132,13 @@ class ShardWriter:
 
     def write(self, entry: SitemapEntry) -> None:
         """Append one ``<url>``, first closing the current shard if it would overflow."""
+        self.write_fields(entry.loc, entry.lastmod, entry.changefreq, entry.priority)
+
+    def write_fields(self, loc: str, lastmod: str | None, changefreq: str | None, priority: float | None) -> None:
+        """``write`` for an entry given by its (checked) fields."""
         if self._closed:
             raise SitemapError("ShardWriter: write() after close()")
-        element = url_element(entry)
+        element = url_element_of(loc, lastmod, changefreq, priority)
         out = self._file
         if out is not None and (
             self._urls >= self.max_urls or self._bytes + len(element) + len(URLSET_CLOSE) > self.max_bytes
@@ -127,11 +149,11 @@ class ShardWriter:
             if len(URLSET_OPEN) + len(element) + len(URLSET_CLOSE) > self.max_bytes:
                 raise InvalidEntryError(
                     f"entry needs {len(element)} bytes, more than a sitemap of at most "
-                    f"{self.max_bytes} bytes can hold: {entry.loc[:100]!r}"
+                    f"{self.max_bytes} bytes can hold: {loc[:100]!r}"
                 )
             out = self._open_shard()
-        if entry.lastmod is not None:
-            self._note_lastmod(entry.lastmod)  # before writing: it raises on a bad value
+        if lastmod is not None:
+            self._note_lastmod(lastmod)  # before writing: it raises on a bad value
         out.stream.write(element)
         self._urls += 1
         self._bytes += len(element)
@@ -152,7 +174,7 @@ class ShardWriter:
                 f"({self.max_urls} URLs / {self.max_bytes} bytes each)"
             )
         path = self.directory / shard_name(number, gzip=self.gzip)
-        out = _OutputFile(path, compress=self.gzip)
+        out = _OutputFile(path, compress=self.gzip, durable=self._durable)
         self._file = out
         out.stream.write(URLSET_OPEN)
         self._urls = 0
@@ -173,6 +195,8 @@ class ShardWriter:
         )
         self._shards.append(info)
         logger.debug("Closed %s: %d URLs, %d bytes", info.name, info.urls, info.bytes)
+        if self._on_close is not None:
+            self._on_close(info)
 
     def close(self) -> list[ShardInfo]:
         """Finish the last shard and return all shards in order (empty if nothing written)."""
@@ -188,6 +212,22 @@ class ShardWriter:
         if self._file is not None:
             self._file.abort()
             self._file = None
+
+
+def gzip_file(source: Path, target: Path) -> None:
+    """Compress ``source`` into ``target`` (fsynced), byte for byte as a gzip ShardWriter writes it."""
+    out = _OutputFile(Path(target), compress=True)
+    try:
+        with open(source, "rb") as plain:
+            # Large blocks: zlib releases the GIL for each. Deflate's output does not depend
+            # on how its input is split, so these are the bytes of a gzip ShardWriter's 64 KiB
+            # writes (tests/test_publish_command.py checks it).
+            while block := plain.read(_COMPRESS_BLOCK):
+                out.stream.write(block)
+    except BaseException:
+        out.abort()
+        raise
+    out.close()
 
 
 def write_index(path: Path, shards: list[ShardInfo], base_url: str) -> None:

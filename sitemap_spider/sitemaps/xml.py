@@ -42,7 +42,22 @@ _W3C_DATETIME = re.compile(
     r"(?P<zone>Z|[+-]\d{2}:\d{2}))?)?)?",
     re.ASCII,
 )
+# Fast path of parse_lastmod: the forms sites and CMSs actually write (a date, or a date-time
+# with seconds and a zone), with every field already in range, so that only the day of the
+# month is left for datetime to check. Anything else takes the general path.
+_COMMON_LASTMOD = re.compile(
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+    r"(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,6})?(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d|[+-]14:00))?",
+    re.ASCII,
+)
 _BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# Fast path of check_loc: a subset of what the full checks accept (lower- or upper-case
+# http(s), a plain host, a port of at most 4 digits, no "%", "#", "[" or "]"): such a URL
+# passes every one of them, so it is accepted after one regex instead of five.
+_PLAIN_LOC = re.compile(
+    r"(?:https?|HTTPS?)://[A-Za-z0-9.\-]+(?::[0-9]{1,4})?(?:[/?][A-Za-z0-9\-._~!$&'()*+,;=:@/?]*)?",
+    re.ASCII,
+)
 # An absolute URL split the RFC 3986 way (appendix B), with "://" required. One regex is
 # several times faster than urlsplit, and this runs once per URL of a site.
 _URL = re.compile(
@@ -87,6 +102,13 @@ def parse_lastmod(value: str) -> datetime:
 
     Raises InvalidEntryError for anything that is not a W3C Datetime sitemap.xsd accepts.
     """
+    if _COMMON_LASTMOD.fullmatch(value):
+        try:
+            instant = datetime.fromisoformat(value)
+        except ValueError:
+            pass  # a day the month does not have: the general path says so
+        else:
+            return instant if instant.tzinfo is not None else instant.replace(tzinfo=UTC)
     match = _W3C_DATETIME.fullmatch(value)
     if match is None:
         raise InvalidEntryError(
@@ -150,7 +172,9 @@ def check_loc(loc: object) -> None:
         raise InvalidEntryError(
             f"loc is {len(loc)} characters long, the limit is {MAX_LOC_LENGTH}: {loc[:80]!r}..."
         )
-    # Fast path first: this runs once per URL of the crawl.
+    # Fast paths first: this runs once per URL of the crawl and of `scrapy publish`.
+    if MIN_LOC_LENGTH <= len(loc) and _PLAIN_LOC.fullmatch(loc):
+        return
     if not (loc.isascii() and loc.isprintable()) or " " in loc:
         _reject_bad_characters(loc)
     url = _URL.fullmatch(loc)
@@ -204,19 +228,22 @@ def _reject_bad_characters(loc: str) -> None:
 
 def check_entry(entry: SitemapEntry) -> None:
     """Raise InvalidEntryError, with the reason, unless ``entry`` can be written."""
-    check_loc(entry.loc)
-    if entry.lastmod is not None:
-        if not isinstance(entry.lastmod, str):
-            raise InvalidEntryError(f"lastmod must be a W3C Datetime str, not {type(entry.lastmod).__name__}")
-        parse_lastmod(entry.lastmod)
-    if entry.changefreq is not None and (
-        not isinstance(entry.changefreq, str) or entry.changefreq not in CHANGEFREQS
-    ):
-        raise InvalidEntryError(
-            f"changefreq {entry.changefreq!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-        )
-    if entry.priority is not None:
-        _check_priority(entry.priority)
+    check_fields(entry.loc, entry.lastmod, entry.changefreq, entry.priority)
+
+
+def check_fields(
+    loc: object, lastmod: object = None, changefreq: object = None, priority: object = None
+) -> None:
+    """``check_entry`` for an entry given by its fields (no dataclass built on the hot path)."""
+    check_loc(loc)
+    if lastmod is not None:
+        if not isinstance(lastmod, str):
+            raise InvalidEntryError(f"lastmod must be a W3C Datetime str, not {type(lastmod).__name__}")
+        parse_lastmod(lastmod)
+    if changefreq is not None and (not isinstance(changefreq, str) or changefreq not in CHANGEFREQS):
+        raise InvalidEntryError(f"changefreq {changefreq!r} is not one of {', '.join(sorted(CHANGEFREQS))}")
+    if priority is not None:
+        _check_priority(priority)
 
 
 def _check_priority(priority: object) -> None:
@@ -228,14 +255,21 @@ def _check_priority(priority: object) -> None:
 
 def url_element(entry: SitemapEntry) -> bytes:
     """Return one ``<url>`` line; the entry must have passed ``check_entry``."""
+    return url_element_of(entry.loc, entry.lastmod, entry.changefreq, entry.priority)
+
+
+def url_element_of(loc: str, lastmod: str | None, changefreq: str | None, priority: float | None) -> bytes:
+    """``url_element`` of an entry given by its (checked) fields."""
     # Element order is fixed by sitemap.xsd's tUrl sequence.
-    parts = ["<url><loc>", escape(entry.loc), "</loc>"]
-    if entry.lastmod is not None:
-        parts += ("<lastmod>", xml_lastmod(entry.lastmod), "</lastmod>")
-    if entry.changefreq is not None:
-        parts += ("<changefreq>", entry.changefreq, "</changefreq>")
-    if entry.priority is not None:
-        parts += ("<priority>", format_priority(entry.priority), "</priority>")
+    if lastmod is None and changefreq is None and priority is None:  # a loc alone: one format call
+        return f"<url><loc>{escape(loc)}</loc></url>\n".encode()
+    parts = ["<url><loc>", escape(loc), "</loc>"]
+    if lastmod is not None:
+        parts += ("<lastmod>", xml_lastmod(lastmod), "</lastmod>")
+    if changefreq is not None:
+        parts += ("<changefreq>", changefreq, "</changefreq>")
+    if priority is not None:
+        parts += ("<priority>", format_priority(priority), "</priority>")
     parts.append("</url>\n")
     return "".join(parts).encode("utf-8")
 

@@ -1,0 +1,111 @@
+"""Benchmark of ``scrapy publish``: N generated entries into a sorted, gzipped, sharded, validated set.
+
+    .venv/bin/python bench/publish_bench.py --entries 1000000 10000000
+
+The input looks like what ``scrapy crawl sitemap -o entries.jl`` writes: every field (null when
+unknown), a content digest on every line, 70% with a lastmod, URLs in crawl order (not
+sorted), 1% of them twice. Each size runs ``scrapy publish`` as a subprocess with the
+defaults plus ``SITEMAP_GZIP=true`` (validation is on by default) and reports entries per
+second end to end (wall time of the whole command, start-up included), CPU seconds and the
+peak RSS of the process (from wait4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def generate(path: Path, count: int, seed: int = 7) -> None:
+    """Write ``count`` JSON lines; plain string formatting, as json.dumps would be the bottleneck."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as out:
+        chunk = []
+        for i in range(count):
+            n = rng.randrange(count) if i % 100 == 0 else i  # 1% repeat an earlier URL
+            page = (n * 2654435761) % (count * 4)  # crawl order, not sorted order
+            loc = f"https://www.example.com/s{page % 37:02d}/t{page % 997:03d}/p{page:09d}.html"
+            lastmod = (
+                f'"2024-{page % 12 + 1:02d}-{page % 28 + 1:02d}T{page % 24:02d}:{page % 60:02d}:{page % 59:02d}+00:00"'
+                if page % 10 < 7
+                else "null"
+            )
+            chunk.append(
+                f'{{"loc": "{loc}", "lastmod": {lastmod}, "changefreq": null, "priority": null, '
+                f'"content_digest": "{page:020x}"}}\n'
+            )
+            if len(chunk) == 10_000:
+                out.writelines(chunk)
+                chunk = []
+        out.writelines(chunk)
+
+
+def run(entries: Path, output: Path) -> dict[str, float | int | str]:
+    args = [
+        sys.executable, "-m", "scrapy", "publish", str(entries),
+        "-s", f"SITEMAP_OUTPUT_DIR={output}",
+        "-s", "SITEMAP_BASE_URL=https://www.example.com/",
+        "-s", "SITEMAP_GZIP=true",
+    ]
+    started = time.monotonic()
+    process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # wait4 gives this child's own CPU time and peak RSS; drain the pipes first (they are small).
+    stdout, stderr = process.stdout.read(), process.stderr.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - started
+    summary = stdout.decode(errors="replace")
+    match = re.search(r"Published ([\d,]+) URLs in (\d+) sitemap", summary)
+    if os.waitstatus_to_exitcode(status) != 0 or match is None:
+        sys.exit(f"scrapy publish failed:\n{summary}\n{stderr.decode(errors='replace')[-3000:]}")
+    return {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_mb": round(usage.ru_maxrss / 1024),
+        "urls": int(match.group(1).replace(",", "")),
+        "files": int(match.group(2)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--entries", type=int, nargs="+", default=[1_000_000], help="sizes to run (default 1000000)")
+    parser.add_argument("--work", type=Path, help="directory for the generated input (default: a temp dir)")
+    options = parser.parse_args()
+    work = options.work or Path(tempfile.mkdtemp(prefix="sitemap-publish-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f} before")
+    print("| entries | input MB | wall s | entries/s | CPU s | peak MB | URLs | files |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    try:
+        for count in options.entries:
+            entries = work / f"entries-{count}.jl"
+            if not entries.exists():
+                generate(entries, count)
+            output = work / f"out-{count}"
+            shutil.rmtree(output, ignore_errors=True)
+            result = run(entries, output)
+            print(
+                f"| {count:,} | {entries.stat().st_size / 2**20:,.0f} | {result['wall_s']} | "
+                f"{count / float(result['wall_s']):,.0f} | {result['cpu_s']} | {result['peak_mb']} | "
+                f"{result['urls']:,} | {result['files']} |",
+                flush=True,
+            )
+            shutil.rmtree(output, ignore_errors=True)
+    finally:
+        if options.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""``scrapy publish``: the sitemap set of a crawl, built from a file of entries.
+
+    scrapy publish entries.jl -s SITEMAP_OUTPUT_DIR=out -s SITEMAP_BASE_URL=https://www.example.com/
+
+The input is JSON Lines (as ``scrapy crawl sitemap -o entries.jl`` writes it), CSV with a
+``loc`` column, or one URL per line; ``-`` is standard input, gzip is read transparently.
+It is streamed: memory does not depend on the number of entries. A bad line is reported
+with its number and skipped (or, with ``SITEMAP_STOP_ON_BAD_INPUT``, ends the run with
+nothing published). Exit code 0: published; 1: nothing published; 2: bad usage or setting.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+from scrapy.utils.log import configure_logging
+
+from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
+from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError
+from sitemap_spider.sitemaps.ingest import BATCH_FORMATS, Ingest, Tally, ingest_chunks
+from sitemap_spider.sitemaps.inputs import FORMATS, BadInput, open_input, read_records
+from sitemap_spider.sitemaps.publish import PublishResult
+
+if TYPE_CHECKING:
+    import argparse
+logger = logging.getLogger(__name__)
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+    # Scrapy's DEBUG default would log every spilled sort run.
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_LEVEL": "INFO"}
+
+    def syntax(self) -> str:
+        return "[options] <entries.jl | entries.csv | urls.txt | ->"
+
+    def short_desc(self) -> str:
+        return "Publish a sitemap set from a file of entries (JSON Lines, CSV or one URL per line)"
+
+    def long_desc(self) -> str:
+        return (
+            "Build the same sorted, sharded, validated sitemap set as a crawl from JSON Lines "
+            "(loc, lastmod, changefreq, priority, content_digest), CSV with a loc column, or one URL "
+            "per line; '-' reads standard input, .gz is read transparently. SITEMAP_* settings apply."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument(
+            "--format", choices=FORMATS, default=None, help="input format (default: from the extension or content)"
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) != 1:
+            raise UsageError("give exactly one input file, or - for standard input")
+        assert self.settings is not None
+        configure_logging(self.settings)
+        settings = self.settings.copy()
+        apply_defaults(settings)
+        try:
+            config = SitemapConfig.from_settings(settings)
+            stream, name = open_input(args[0])
+        except (ConfigError, BadInput) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            self.exitcode = 2
+            return
+        # A regular file can be read in place by worker processes; anything else is spooled.
+        regular = args[0] != "-" and isinstance(stream, io.BufferedReader) and stream.seekable()
+        with stream:
+            self.exitcode = self._publish(config, stream, name, args[0], opts.format, args[0] if regular else None)
+
+    def _publish(
+        self,
+        config: SitemapConfig,
+        stream: io.BufferedIOBase,
+        name: str,
+        label: str,
+        forced: str | None,
+        path: str | None,
+    ) -> int:
+        ingest = Ingest(config)
+        try:
+            kind, records = read_records(stream, name, forced)
+            logger.info("Reading %s as %s", label, kind)
+            in_chunks = kind in BATCH_FORMATS
+            for number, fields in records:
+                if not ingest.record(number, fields):
+                    break
+                if in_chunks and ingest.builder is not None:
+                    # The base URL is known: the rest of the lines can go to other processes.
+                    # (This reader holds no line back: the stream is at line number + 1.)
+                    ingest_chunks(ingest, kind, stream, path)
+                    break
+            if ingest.tally.stopped_at is not None:
+                return 1
+            if ingest.builder is None:
+                raise EmptySitemapError("no valid entry in the input")
+            result = ingest.builder.publish()
+        except (BadInput, EmptySitemapError, SitemapError, OSError, EOFError) as exc:
+            print(f"error: nothing published: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            if ingest.builder is not None:
+                ingest.builder.discard()  # a no-op after a successful publish
+            ingest.report_hidden()
+        print(summary(label, ingest.tally, result))
+        return 0
+
+
+def summary(label: str, tally: Tally, result: PublishResult) -> str:
+    """The closing paragraph: what was published, what was left out, the robots.txt line."""
+    left_out = [f"{tally.bad:,} bad line(s) skipped"]
+    if result.duplicates:
+        left_out.append(f"{result.duplicates:,} repeated URL(s) listed once")
+    if result.content_duplicates:
+        left_out.append(f"{result.content_duplicates:,} page(s) with the content of another left out")
+    return (
+        f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "
+        f"({tally.lines:,} lines; {', '.join(left_out)}); index {result.index_path}. "
+        f"Add this line to robots.txt:\nSitemap: {result.index_url}"
+    )

@@ -1,0 +1,245 @@
+"""Feeding parsed input into a sitemap set: line by line, or in chunks parsed by worker processes.
+
+Workers read their own byte ranges of the input and sort their entries into runs the
+builder merges, so ``scrapy publish`` uses both cores and its memory does not grow with
+the input. Bad lines are reported in input order, with their numbers.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import itertools
+import logging
+import os
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from sitemap_spider.config import SitemapConfig
+from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
+from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+from sitemap_spider.sitemaps.sorting import Fields, encode_fields, sort_into_run
+from sitemap_spider.sitemaps.xml import check_fields
+from sitemap_spider.urls import normalize_url, origin_of
+
+if TYPE_CHECKING:
+    pass
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Tally:
+    """What became of the input lines."""
+
+    lines: int = 0
+    bad: int = 0
+    stopped_at: int | None = None
+
+
+class Ingest:
+    """Turns records into entries of the sitemap set, and counts and reports bad lines."""
+
+    def __init__(self, config: SitemapConfig) -> None:
+        self.config = config
+        self.tally = Tally()
+        self.builder: SitemapSetBuilder | None = None
+
+    def record(self, number: int, fields: dict[str, Any] | str) -> bool:
+        """Add the entry of one record; False when the run must stop."""
+        self.tally.lines = number
+        try:
+            if isinstance(fields, str):
+                raise InvalidEntryError(fields)
+            entry = to_fields(fields)
+            if self.builder is None:
+                self.builder = new_builder(self.config, entry)
+            self.builder.add_fields(*entry)
+        except InvalidEntryError as exc:
+            return self.bad(number, str(exc))
+        return True
+
+    def chunk(self, done: ChunkResult) -> bool:
+        """Take the result of ``parse_chunk``; False when the run must stop."""
+        assert self.builder is not None
+        first = self.tally.lines
+        self.tally.lines += done.lines
+        for number, reason in done.bad:
+            if not self.bad(first + number, reason):
+                return False
+        self.tally.bad += done.bad_count - len(done.bad)  # beyond the first ones: counted only
+        if done.run is not None:
+            self.builder.add_sorted_run(Path(done.run), done.entries, done.duplicates, done.digests)
+        return True
+
+    def bad(self, number: int, reason: str) -> bool:
+        """Count (and maybe log) a bad line; False when the run must stop."""
+        self.tally.bad += 1
+        if self.config.stop_on_bad_input:
+            self.tally.stopped_at = number
+            logger.error("line %d: %s; stopping: SITEMAP_STOP_ON_BAD_INPUT is set, nothing is published", number, reason)
+            return False
+        if self.tally.bad <= MAX_REPORTED_BAD_LINES:
+            logger.warning("line %d: %s; skipped", number, reason)
+        return True
+
+    def report_hidden(self) -> None:
+        hidden = self.tally.bad - MAX_REPORTED_BAD_LINES
+        if hidden > 0 and self.tally.stopped_at is None:
+            logger.warning("... and %d more bad lines skipped (%d in all)", hidden, self.tally.bad)
+
+
+def new_builder(config: SitemapConfig, first: Fields) -> SitemapSetBuilder:
+    """The sitemap set builder, for the base URL of the settings or else of the first entry."""
+    base_url = config.base_url
+    if base_url is None:
+        # Not checked yet: an invalid first entry must stay a bad line, not name the site.
+        check_fields(*first[:4])
+        # Normalised: the index is served from the host's canonical spelling.
+        base_url = origin_of(normalize_url(first[0]) or first[0]) + "/"
+        logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
+    return SitemapSetBuilder(
+        OutputOptions(
+            output_dir=config.output_dir,
+            base_url=base_url,
+            max_urls=config.max_urls,
+            max_bytes=config.max_bytes,
+            gzip=config.gzip,
+            validate=config.validate,
+            sort_run_size=config.sort_run_size,
+        )
+    )
+
+
+# --- Big inputs: lines parsed and checked on every core -----------------------------
+# JSON Lines and plain text are line by line, so chunks of the input can be parsed, checked,
+# encoded and sorted into runs by worker processes (JSON decoding alone is half of the time
+# of a publish); CSV is not (a quoted cell may span lines) and stays in this process.
+# Workers read their chunk from the file themselves: this process only plans byte ranges,
+# so its memory does not depend on the chunk size. Standard input and gzip are first copied
+# chunk by chunk into spool files.
+BATCH_FORMATS: Final = ("jsonl", "txt")
+# Lines read here to estimate the line length, and so the bytes of a chunk of SITEMAP_SORT_RUN_SIZE lines.
+_SAMPLE_BYTES: Final = 1 << 20
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What a worker made of a chunk of lines; line numbers are counted from the chunk's start."""
+
+    lines: int
+    entries: int
+    duplicates: int
+    digests: int
+    bad: list[tuple[int, str]]  # the first MAX_REPORTED_BAD_LINES, with their reasons
+    bad_count: int
+    run: str | None  # sorted run file in the builder's sort_dir; None when stopped or empty
+
+
+def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, stop: bool, spool: bool) -> ChunkResult:
+    """Parse, check and encode the lines of ``length`` bytes of ``path`` from ``start``; sort them into a run."""
+    lines = _read_lines(path, start, length, spool)
+    encoded: list[str] = []
+    bad: list[tuple[int, str]] = []
+    bad_count = digests = 0
+    for number, fields in READERS[kind](enumerate(lines, 1)):
+        try:
+            if isinstance(fields, str):
+                raise InvalidEntryError(fields)
+            loc, lastmod, changefreq, priority, digest = to_fields(fields)
+            check_fields(loc, lastmod, changefreq, priority)
+            encoded.append(encode_fields(loc, lastmod, changefreq, priority, digest))
+        except InvalidEntryError as exc:
+            bad_count += 1
+            if len(bad) < MAX_REPORTED_BAD_LINES:
+                bad.append((number, str(exc)))
+            if stop:
+                break
+        else:
+            digests += digest is not None
+    if not encoded or (stop and bad):
+        return ChunkResult(len(lines), 0, 0, 0, bad, bad_count, None)
+    # Repeated URLs are left for the final merge to drop (and count): one pass fewer here.
+    run, duplicates = sort_into_run(encoded, Path(run_dir), unique=False)
+    return ChunkResult(len(lines), len(encoded), duplicates, digests, bad, bad_count, str(run))
+
+
+def _chunks(stream: io.BufferedIOBase, path: str | None, size: int, spool_dir: Path) -> Iterator[tuple[str, int, int, bool]]:
+    """``(file, start, length, spooled)`` of chunks of about ``size`` lines, each ending at a line end."""
+    here = stream.tell() if path is not None else 0
+    sample = stream.read(_SAMPLE_BYTES) + stream.readline()
+    average = max(1.0, len(sample) / max(1, sample.count(b"\n")))
+    chunk_bytes = max(1, int(average * size))
+    if path is not None:  # a regular file: workers read it in place
+        end = os.fstat(stream.fileno()).st_size
+        stream.seek(here)
+        while here < end:
+            stream.seek(min(end, here + chunk_bytes))
+            stream.readline()
+            stop = stream.tell()
+            yield path, here, stop - here, False
+            here = stop
+        return
+    data = sample
+    for number in itertools.count():
+        data += stream.read(max(0, chunk_bytes - len(data))) if len(data) < chunk_bytes else b""
+        data += stream.readline()
+        if not data:
+            return
+        spool = spool_dir / f"input-{number:06d}.raw"
+        spool.write_bytes(data)
+        yield str(spool), 0, len(data), True
+        data = b""
+
+
+def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: str | None) -> None:
+    """Feed the rest of ``stream`` to ``ingest`` through worker processes, in input order."""
+    assert ingest.builder is not None
+    sort_dir = ingest.builder.sort_dir
+    chunks = _chunks(stream, path, ingest.config.sort_run_size, sort_dir)
+    first = next(chunks, None)
+    following = next(chunks, None)
+    if first is None:
+        return
+    if following is None:  # one chunk: starting processes would cost more than they save
+        _ingest_here(ingest, kind, *first)
+        return
+    stop = ingest.config.stop_on_bad_input
+    workers = max(1, min(os.cpu_count() or 1, 8))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: collections.deque[Future[ChunkResult]] = collections.deque()
+        try:
+            for chunk in itertools.chain([first, following], chunks, [None]):
+                if chunk is not None:
+                    pending.append(pool.submit(parse_chunk, kind, *chunk[:3], str(sort_dir), stop, chunk[3]))
+                # Results are taken in input order: bad lines are numbered and reported in order,
+                # and in strict mode the first bad line of the input is the one that stops the run.
+                while pending and (chunk is None or len(pending) > workers):
+                    if not ingest.chunk(pending.popleft().result()):
+                        return
+        finally:
+            for job in pending:
+                job.cancel()
+
+
+def _read_lines(path: str, start: int, length: int, spooled: bool) -> list[bytes]:
+    with open(path, "rb") as source:
+        source.seek(start)
+        data = source.read(length)
+    if spooled:
+        os.unlink(path)
+    # Split on b"\n" only, as iterating over a binary file does: the same line numbers.
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()  # after the last newline
+    return lines
+
+
+def _ingest_here(ingest: Ingest, kind: str, path: str, start: int, length: int, spooled: bool) -> None:
+    lines = _read_lines(path, start, length, spooled)
+    for number, fields in READERS[kind](enumerate(lines, ingest.tally.lines + 1)):
+        if not ingest.record(number, fields):
+            return

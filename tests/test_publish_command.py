@@ -1,0 +1,358 @@
+"""End-to-end tests of ``scrapy publish`` (sitemap_spider/commands/publish.py): the real command
+in a subprocess, on input files written here, every produced set validated and read back."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from sitemap_check import read_sitemap_set
+
+from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BASE = "https://www.example.com/"
+
+
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    output_dir: Path
+
+    def describe(self) -> str:
+        return f"exit code {self.returncode}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr[-4000:]}"
+
+    def urls(self, base_url: str = BASE) -> list[dict[str, str]]:
+        """The published set, validated against the XSDs and read back by Scrapy."""
+        return read_sitemap_set(self.output_dir, base_url)
+
+
+def publish(
+    tmp_path: Path,
+    source: str | Path,
+    *options: str,
+    stdin: bytes | None = None,
+    base_url: str | None = BASE,
+    output: str = "out",
+) -> Run:
+    output_dir = tmp_path / output
+    args = [sys.executable, "-m", "scrapy", "publish", str(source), "-s", f"SITEMAP_OUTPUT_DIR={output_dir}"]
+    if base_url is not None:
+        args += ["-s", f"SITEMAP_BASE_URL={base_url}"]
+    done = subprocess.run(
+        [*args, *options],
+        check=False,  # asserted by each test, with the output in the message
+        cwd=REPO_ROOT,
+        env=dict(os.environ),
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        timeout=120,
+    )
+    return Run(done.returncode, done.stdout.decode(), done.stderr.decode(), output_dir)
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    data = "".join(line + "\n" for line in lines).encode()
+    path.write_bytes(gzip.compress(data, mtime=0) if path.name.endswith(".gz") else data)
+    return path
+
+
+def jsonl(*items: dict[str, object]) -> list[str]:
+    return [json.dumps(item) for item in items]
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir()) if path.is_file()}
+
+
+def locs(run: Run) -> list[str]:
+    return [url["loc"] for url in run.urls()]
+
+
+# What `scrapy crawl sitemap -o entries.jl` writes: every field, null when unknown.
+CRAWL_LINES = jsonl(
+    {"loc": BASE + "b", "lastmod": "2024-05-01T10:20:30+00:00", "changefreq": None, "priority": None,
+     "content_digest": "d1"},
+    {"loc": BASE, "lastmod": None, "changefreq": None, "priority": None, "content_digest": "d0"},
+    {"loc": BASE + "index.html", "lastmod": None, "changefreq": None, "priority": None, "content_digest": "d0"},
+    {"loc": BASE + "a?x=1&y=2", "lastmod": "2024-05-02", "changefreq": "daily", "priority": 0.8,
+     "content_digest": "d2"},
+)
+
+
+def test_jsonl_as_a_crawl_writes_it(tmp_path: Path) -> None:
+    run = publish(tmp_path, write_lines(tmp_path / "entries.jl", CRAWL_LINES))
+    assert run.returncode == 0, run.describe()
+    assert run.urls() == [
+        {"loc": BASE},  # /index.html has the same content and sorts after /
+        {"loc": BASE + "a?x=1&y=2", "lastmod": "2024-05-02", "changefreq": "daily", "priority": "0.8"},
+        {"loc": BASE + "b", "lastmod": "2024-05-01T10:20:30+00:00"},
+    ]
+    assert "Published 3 URLs in 1 sitemap file(s)" in run.stdout
+    assert "1 page(s) with the content of another left out" in run.stdout
+    assert run.stdout.rstrip().endswith(f"Sitemap: {BASE}sitemap_index.xml")
+
+
+def test_same_bytes_as_the_builder_of_a_crawl(tmp_path: Path) -> None:
+    entries = [
+        SitemapEntry(f"{BASE}p/{i}", lastmod=f"2024-05-{i % 28 + 1:02d}" if i % 3 else None) for i in range(250)
+    ]
+    options = OutputOptions(tmp_path / "direct", BASE, max_urls=100, gzip=True)
+    with SitemapSetBuilder(options) as builder:
+        for entry in entries:
+            builder.add(entry)
+        builder.publish()
+    lines = jsonl(*({"loc": e.loc, "lastmod": e.lastmod} for e in reversed(entries)))
+    run = publish(tmp_path, write_lines(tmp_path / "e.jl", lines), "-s", "SITEMAP_MAX_URLS=100", "-s", "SITEMAP_GZIP=true")
+    assert run.returncode == 0, run.describe()
+    assert snapshot(run.output_dir) == snapshot(tmp_path / "direct")
+    assert len(run.urls()) == 250
+    assert sorted(path.name for path in run.output_dir.glob("sitemap-*")) == [
+        "sitemap-00001.xml.gz",
+        "sitemap-00002.xml.gz",
+        "sitemap-00003.xml.gz",
+    ]
+
+
+def test_csv_with_a_loc_column(tmp_path: Path) -> None:
+    lines = [
+        "title,LOC,priority,lastmod,changefreq",
+        f'"Home, sweet home",{BASE},1.0,2024-05-01,',
+        f'"A title\non two lines",{BASE}about,,,monthly',
+        "",
+        f"Shop,{BASE}shop?a=1&b=2,0.25,,",
+    ]
+    run = publish(tmp_path, write_lines(tmp_path / "pages.csv", lines))
+    assert run.returncode == 0, run.describe()
+    assert run.urls() == [
+        {"loc": BASE, "lastmod": "2024-05-01", "priority": "1.0"},
+        {"loc": BASE + "about", "changefreq": "monthly"},
+        {"loc": BASE + "shop?a=1&b=2", "priority": "0.25"},
+    ]
+
+
+def test_text_one_url_per_line(tmp_path: Path) -> None:
+    lines = ["# exported from the CMS", f"{BASE}b", "", f"  {BASE}a  ", f"{BASE}b"]
+    run = publish(tmp_path, write_lines(tmp_path / "urls.txt", lines))
+    assert run.returncode == 0, run.describe()
+    assert locs(run) == [BASE + "a", BASE + "b"]
+    assert "1 repeated URL(s) listed once" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        (jsonl({"loc": BASE + "x"}, {"loc": BASE + "y"}), "jsonl"),
+        (["loc,other", f"{BASE}x,1", f"{BASE}y,2"], "csv"),
+        ([f"{BASE}x", f"{BASE}y"], "txt"),
+    ],
+)
+def test_standard_input_and_sniffed_format(tmp_path: Path, lines: list[str], kind: str) -> None:
+    data = "".join(line + "\n" for line in ["", *lines]).encode()
+    run = publish(tmp_path, "-", stdin=data)
+    assert run.returncode == 0, run.describe()
+    assert f"as {kind}" in run.stderr
+    assert locs(run) == [BASE + "x", BASE + "y"]
+
+
+def test_gzip_input_file_and_stdin(tmp_path: Path) -> None:
+    lines = jsonl({"loc": BASE + "z", "lastmod": "2024-01-02"}, {"loc": BASE + "y"})
+    run = publish(tmp_path, write_lines(tmp_path / "entries.jl.gz", lines))
+    assert run.returncode == 0, run.describe()
+    assert locs(run) == [BASE + "y", BASE + "z"]
+    piped = publish(tmp_path, "-", stdin=gzip.compress("\n".join(lines).encode()), output="piped")
+    assert piped.returncode == 0, piped.describe()
+    assert snapshot(piped.output_dir) == snapshot(run.output_dir)
+
+
+def test_format_option_overrides_the_extension(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "export.txt", jsonl({"loc": BASE + "q"}))
+    assert publish(tmp_path, path).returncode == 1  # read as URLs: '{"loc": ...}' is no URL
+    run = publish(tmp_path, path, "--format", "jsonl")
+    assert run.returncode == 0, run.describe()
+    assert locs(run) == [BASE + "q"]
+
+
+def test_bad_lines_are_reported_with_their_number_and_skipped(tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"loc": BASE + "good/1"}),
+        "{not json",
+        json.dumps({"lastmod": "2024-05-01"}),
+        json.dumps({"loc": "/relative/url"}),
+        json.dumps({"loc": BASE + "bad-date", "lastmod": "yesterday"}),
+        json.dumps({"loc": BASE + "bad-priority", "priority": "high"}),
+        json.dumps({"loc": BASE + "out-of-range", "priority": 1.5}),
+        json.dumps(["a", "list"]),
+        json.dumps({"loc": BASE + "good/2"}),
+    ]
+    run = publish(tmp_path, write_lines(tmp_path / "entries.jl", lines))
+    assert run.returncode == 0, run.describe()
+    assert locs(run) == [BASE + "good/1", BASE + "good/2"]
+    for number, reason in [
+        (2, "not JSON"),
+        (3, "no loc"),
+        (4, "absolute http(s) URL"),
+        (5, "lastmod 'yesterday'"),
+        (6, "priority 'high'"),
+        (7, "outside 0.0-1.0"),
+        (8, "not a JSON object"),
+    ]:
+        assert f"line {number}: " in run.stderr and reason in run.stderr, (number, reason, run.stderr)
+    assert "line 1:" not in run.stderr and "line 9:" not in run.stderr
+    assert "7 bad line(s) skipped" in run.stdout
+
+
+def test_many_bad_lines_are_counted_not_all_printed(tmp_path: Path) -> None:
+    lines = [f"{BASE}ok"] + [f"not-a-url-{i}" for i in range(50)]
+    run = publish(tmp_path, write_lines(tmp_path / "urls.txt", lines))
+    assert run.returncode == 0, run.describe()
+    assert run.stderr.count("; skipped") == 20
+    assert "line 21: " in run.stderr and "line 22: " not in run.stderr
+    assert "30 more bad lines skipped (50 in all)" in run.stderr
+
+
+def test_strict_mode_stops_and_keeps_the_previous_set(tmp_path: Path) -> None:
+    first = publish(tmp_path, write_lines(tmp_path / "old.txt", [f"{BASE}old/{i}" for i in range(30)]),
+                    "-s", "SITEMAP_MAX_URLS=10", "-s", "SITEMAP_GZIP=true")
+    assert first.returncode == 0, first.describe()
+    before = snapshot(first.output_dir)
+    lines = [f"{BASE}new/{i}" for i in range(5)] + ["relative"] + [f"{BASE}new/{i}" for i in range(5, 9)]
+    run = publish(tmp_path, write_lines(tmp_path / "new.txt", lines), "-s", "SITEMAP_STOP_ON_BAD_INPUT=true")
+    assert run.returncode == 1, run.describe()
+    assert "line 6: " in run.stderr and "SITEMAP_STOP_ON_BAD_INPUT" in run.stderr
+    assert snapshot(first.output_dir) == before
+    assert not list(first.output_dir.glob(".sitemap-staging-*"))
+    assert len(first.urls()) == 30
+
+
+def test_base_url_defaults_to_the_origin_of_the_first_valid_entry(tmp_path: Path) -> None:
+    lines = ["relative", "https://Shop.Example.org:8443/b?x=1", "https://shop.example.org:8443/a"]
+    run = publish(tmp_path, write_lines(tmp_path / "urls.txt", lines), base_url=None)
+    assert run.returncode == 0, run.describe()
+    base = "https://shop.example.org:8443/"
+    assert "SITEMAP_BASE_URL not set: using https://shop.example.org:8443/" in run.stderr
+    assert [url["loc"] for url in run.urls(base)] == ["https://Shop.Example.org:8443/b?x=1", base + "a"]
+    assert f"Sitemap: {base}sitemap_index.xml" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("empty.jl", b""),
+        ("blank.txt", b"\n\n# only a comment\n"),
+        ("all-bad.jl", b'{"loc": "nope"}\n{broken\n'),
+        ("no-loc-column.csv", b"url,lastmod\nhttps://www.example.com/,2024-05-01\n"),
+    ],
+)
+def test_nothing_to_publish_exits_1_and_keeps_the_old_set(tmp_path: Path, name: str, content: bytes) -> None:
+    old = publish(tmp_path, write_lines(tmp_path / "old.txt", [BASE]))
+    assert old.returncode == 0, old.describe()
+    before = snapshot(old.output_dir)
+    (tmp_path / name).write_bytes(content)
+    run = publish(tmp_path, tmp_path / name)
+    assert run.returncode == 1, run.describe()
+    assert "error: nothing published" in run.stderr
+    assert snapshot(old.output_dir) == before
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["-s", "SITEMAP_MAX_URLS=50001"], "error: SITEMAP_MAX_URLS: "),
+        (["-s", "SITEMAP_GZIP=maybe"], "error: SITEMAP_GZIP: "),
+        (["-s", "SITEMAP_STOP_ON_BAD_INPUT=sometimes"], "error: SITEMAP_STOP_ON_BAD_INPUT: "),
+        (["-s", "SITEMAP_BASE_URL=ftp://example.com/"], "error: SITEMAP_BASE_URL: "),
+        (["--format", "xml"], "invalid choice"),
+        (["second-file.txt"], "exactly one input file"),
+    ],
+)
+def test_bad_usage_exits_2(tmp_path: Path, arguments: list[str], message: str) -> None:
+    run = publish(tmp_path, write_lines(tmp_path / "urls.txt", [BASE]), *arguments)
+    assert run.returncode == 2, run.describe()
+    assert message in run.stderr
+    assert not run.output_dir.exists()
+
+
+def test_missing_input_file_exits_2(tmp_path: Path) -> None:
+    run = publish(tmp_path, tmp_path / "nowhere.jl")
+    assert run.returncode == 2, run.describe()
+    assert "error: " in run.stderr and "nowhere.jl" in run.stderr
+
+
+def big_input(count: int, bad_every: int) -> list[str]:
+    lines = []
+    for i in range(count):
+        if i % bad_every == bad_every - 1:
+            lines.append(json.dumps({"loc": f"relative/{i}"}))
+            continue
+        page = (i * 7919) % (count - 500)  # unsorted, and the last 500 repeat earlier pages
+        lines.append(json.dumps({
+            "loc": f"{BASE}s{page % 7}/p{page}.html",
+            "lastmod": f"2024-0{page % 9 + 1}-1{page % 10}T10:00:00+0{page % 3}:00" if page % 4 else None,
+            "content_digest": f"{page % 3000:x}",  # some pages share content
+        }))
+    return lines
+
+
+def test_big_input_parsed_in_worker_processes_gives_the_same_set(tmp_path: Path) -> None:
+    # SITEMAP_SORT_RUN_SIZE=1000: 5,500 lines are five batches for the worker processes; with the
+    # default run size the same input is read in this process alone.
+    path = write_lines(tmp_path / "big.jl", big_input(5500, bad_every=700))
+    batched = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", "-s", "SITEMAP_MAX_URLS=1000", output="batched")
+    single = publish(tmp_path, path, "-s", "SITEMAP_MAX_URLS=1000", output="single")
+    assert batched.returncode == single.returncode == 0, batched.describe() + single.describe()
+    assert snapshot(batched.output_dir) == snapshot(single.output_dir)
+    assert batched.stdout.replace("batched", "single") == single.stdout
+    bad = [f"line {n}: " for n in range(700, 5501, 700)]
+    assert all(line in batched.stderr for line in bad), batched.stderr
+    assert "7 bad line(s) skipped" in batched.stdout
+    urls = batched.urls()
+    assert len(urls) == len({url["loc"] for url in urls}) > 2000
+
+
+def test_strict_mode_stops_at_the_first_bad_line_of_a_big_input(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "big.jl", big_input(5500, bad_every=3456))
+    run = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", "-s", "SITEMAP_STOP_ON_BAD_INPUT=true")
+    assert run.returncode == 1, run.describe()
+    assert "line 3456: " in run.stderr and "SITEMAP_STOP_ON_BAD_INPUT" in run.stderr
+    assert not list(run.output_dir.glob("sitemap*"))
+    assert not list(run.output_dir.glob(".sitemap-staging-*"))
+
+
+def test_big_gzipped_standard_input_is_spooled_to_the_workers(tmp_path: Path) -> None:
+    lines = big_input(4200, bad_every=1000)
+    path = write_lines(tmp_path / "big.jl", lines)
+    from_file = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", output="file")
+    data = gzip.compress("".join(line + "\n" for line in lines).encode())
+    piped = publish(tmp_path, "-", "-s", "SITEMAP_SORT_RUN_SIZE=1000", stdin=data, output="piped")
+    assert from_file.returncode == piped.returncode == 0, from_file.describe() + piped.describe()
+    assert snapshot(piped.output_dir) == snapshot(from_file.output_dir)
+    assert all(f"line {n}: " in piped.stderr for n in (1000, 2000, 3000, 4000)), piped.stderr
+    assert "(4,200 lines; 4 bad line(s) skipped" in piped.stdout
+    assert not list(piped.output_dir.glob(".sitemap-staging-*"))
+
+
+def test_shards_compressed_after_writing_are_the_bytes_a_gzip_writer_makes(tmp_path: Path) -> None:
+    # Publishing writes plain shards and gzips them on a thread (writer.gzip_file); the
+    # published bytes must stay those of a ShardWriter that compresses as it writes.
+    from sitemap_spider.sitemaps.writer import ShardWriter, gzip_file
+
+    entries = [SitemapEntry(f"{BASE}p/{i:07d}?q={i * 7919}", lastmod="2024-05-01") for i in range(60_000)]
+    for name, compress in (("gz", True), ("plain", False)):
+        (tmp_path / name).mkdir()
+        writer = ShardWriter(tmp_path / name, max_urls=50_000, max_bytes=52_428_800, gzip=compress)
+        for entry in entries:
+            writer.write(entry)
+        writer.close()
+    for number in (1, 2):
+        gzip_file(tmp_path / "plain" / f"sitemap-0000{number}.xml", tmp_path / f"{number}.gz")
+        assert (tmp_path / f"{number}.gz").read_bytes() == (tmp_path / "gz" / f"sitemap-0000{number}.xml.gz").read_bytes()
