@@ -30,6 +30,7 @@ MIN_MAX_BYTES = 4_096
 #: Spider arguments the sitemap spider takes; Scrapyd adds ``_job`` to every run.
 SPIDER_ARGUMENTS = ("url", "public_url", "render")
 IGNORED_ARGUMENTS = ("_job",)
+REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 
 class ConfigError(ValueError):
@@ -47,6 +48,35 @@ class Rule:
     pattern: re.Pattern[str]
     changefreq: str | None
     priority: float | None
+
+
+@dataclass(frozen=True)
+class SharedConfig:
+    """``SITEMAP_REDIS_URL`` and friends: one crawl shared by several workers through Redis."""
+
+    redis_url: str
+    crawl_id: str | None
+    resume: bool
+    idle_seconds: float
+    lease_seconds: float
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> SharedConfig | None:
+        """The shared-crawl settings, or None when ``SITEMAP_REDIS_URL`` is not set."""
+        url = _text(settings, "SITEMAP_REDIS_URL")
+        if url is None:
+            return None
+        if urlsplit(url).scheme not in REDIS_SCHEMES:
+            raise ConfigError("SITEMAP_REDIS_URL", f"needs a redis://, rediss:// or unix:// URL, got {url!r}")
+        idle = _float(settings, "SITEMAP_REDIS_IDLE_SECONDS", 0.1, 3600.0)
+        lease = _float(settings, "SITEMAP_REDIS_LEASE_SECONDS", 1.0, 86_400.0)
+        return cls(
+            redis_url=url,
+            crawl_id=_text(settings, "SITEMAP_CRAWL_ID"),
+            resume=_bool(settings, "SITEMAP_RESUME"),
+            idle_seconds=idle,
+            lease_seconds=lease,
+        )
 
 
 @dataclass(frozen=True)
@@ -78,6 +108,7 @@ class SitemapConfig:
     render_timeout: float
     render_idle_timeout: float
     render_pages: int
+    shared: SharedConfig | None = None
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -109,6 +140,7 @@ class SitemapConfig:
             render_timeout=_float(settings, "SITEMAP_RENDER_TIMEOUT", 1.0, 600.0),
             render_idle_timeout=_float(settings, "SITEMAP_RENDER_IDLE_TIMEOUT", 0.0, 60.0),
             render_pages=_int(settings, "SITEMAP_RENDER_PAGES", 1, 64),
+            shared=SharedConfig.from_settings(settings),
         )
 
     def listable(self, public_url: str) -> bool:

@@ -58,6 +58,20 @@ SITEMAP_FOLLOW_NOFOLLOW = True
 # (relative links building /a/more/more/more/...), and is not fetched.
 SITEMAP_MAX_SEGMENT_REPEATS = 3
 
+# --- One crawl, several workers (Redis through scrapy-redis) -----------------
+# redis://host:6379/0: share the crawl with every worker given the same URL; None: one process.
+SITEMAP_REDIS_URL: str | None = None
+# Prefix of the crawl's Redis keys; None: derived from the start URL's origin.
+SITEMAP_CRAWL_ID: str | None = None
+# Join an unfinished shared crawl whose workers are all gone instead of starting it over.
+SITEMAP_RESUME = False
+# The crawl ends once the shared queue is empty and no worker had a request in
+# flight for this long: a slow page on another worker may still bring links.
+SITEMAP_REDIS_IDLE_SECONDS = 3.0
+# A worker silent for this long is taken for dead and what it had taken goes
+# back to the queue; must exceed any pause of a live worker (a long GC, a slow disk).
+SITEMAP_REDIS_LEASE_SECONDS = 30.0
+
 # --- JavaScript rendering (scrapy-playwright) ----------------------------------
 # never: no browser; auto: render pages whose static HTML shows scripts build
 # content; always: render every HTML page. The `render` spider argument overrides it.

@@ -9,6 +9,7 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
+from sitemap_spider.distributed import SharedCrawl
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.entries import entry_from_item
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
@@ -81,13 +82,20 @@ class SitemapPipeline:
         if self.builder is None and state is None:
             return
         report = self._spider().report
+        if isinstance(state, SharedCrawl) and reason == "finished" and not state.publishes:
+            self._leave_shared_crawl(state)
+            return
         stats = self.crawler.stats
         summary: dict[str, Any] = {"finish_reason": reason}
         try:
             if reason != "finished":
                 if self.builder is not None:
                     self.builder.discard()
-                resume = " Run the same command again to resume." if state is not None else ""
+                resume = ""
+                if isinstance(state, SharedCrawl):
+                    resume = " The other workers go on with what it had not finished."
+                elif state is not None:
+                    resume = " Run the same command again to resume."
                 self._not_published(f"the crawl did not finish ({reason}).{resume}")
                 return
             if state is not None:
@@ -124,6 +132,22 @@ class SitemapPipeline:
             report.close()
             if state is not None:
                 state.close()
+
+    def _leave_shared_crawl(self, shared: SharedCrawl) -> None:
+        """A worker of a shared crawl that does not publish: say who does, write no report."""
+        try:
+            if shared.role == "leave":
+                logger.info(
+                    "Shared crawl %s ended; worker %s publishes the set (this is %s)",
+                    shared.crawl_id,
+                    shared.publisher,
+                    shared.worker,
+                )
+            else:
+                self._not_published(f"shared crawl {shared.crawl_id} was finished or restarted elsewhere")
+        finally:
+            self._spider().report.close()
+            shared.close()
 
     def _content_duplicate(self, entry: SitemapEntry) -> None:
         spider = self._spider()

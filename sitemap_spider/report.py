@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 from scrapy.statscollectors import StatsCollector
 
 if TYPE_CHECKING:
+    from sitemap_spider.distributed import SharedCrawl
     from sitemap_spider.state import CrawlState
 
 logger = logging.getLogger(__name__)
@@ -54,7 +55,9 @@ class CrawlReport:
     of URLs does not hold its exclusions in memory.
     """
 
-    def __init__(self, stats: StatsCollector, path: Path | None, state: CrawlState | None = None) -> None:
+    def __init__(
+        self, stats: StatsCollector, path: Path | None, state: CrawlState | SharedCrawl | None = None
+    ) -> None:
         self._stats = stats
         self._path = path
         self._state = state
@@ -72,7 +75,7 @@ class CrawlReport:
         self._stats.inc_value(EXCLUDED_PREFIX + reason)
         logger.debug("Not listed (%s%s): %s", reason, f": {detail}" if detail else "", url)
         if self._state is not None:
-            # Resumable crawls keep their exclusions with the rest of the crawl state.
+            # Resumable and shared crawls keep their exclusions with the rest of the crawl state.
             self._state.add_exclusion(url, reason, detail)
         elif self._spool is not None:
             self._spool.write(json.dumps(_row(url, reason, detail), ensure_ascii=False) + "\n")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from sitemap_spider.config import ConfigError
+from sitemap_spider.distributed import PUBLISHER_STAT
 from sitemap_spider.pipelines import NOT_PUBLISHED_STAT
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ class Command(ScrapyCrawlCommand):
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
+        elif crawler.stats.get_value(PUBLISHER_STAT) is not None:
+            pass  # a worker of a shared crawl that left publishing to another one
         elif crawler.stats.get_value("sitemap/urls") is None:
             why = crawler.stats.get_value(NOT_PUBLISHED_STAT) or "the crawl failed"
             print(f"error: no sitemap published: {why}", file=sys.stderr)

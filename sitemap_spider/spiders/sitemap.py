@@ -25,6 +25,7 @@ from sitemap_spider import middlewares
 from sitemap_spider.browser import INSTALL_HINT, Browser, find_browser, playwright_settings
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_defaults
 from sitemap_spider.dates import lastmod_from_header
+from sitemap_spider.distributed import SharedCrawl, SharedScheduler, check_reachable
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.pages import (
     RobotsDirectives,
@@ -65,7 +66,7 @@ class SitemapSpider(Spider):
     target: CrawlTarget
     report: CrawlReport
     renderer: Renderer
-    crawl_state: CrawlState | None
+    crawl_state: CrawlState | SharedCrawl | None
     link_extractor: LinkExtractor
 
     @classmethod
@@ -79,7 +80,15 @@ class SitemapSpider(Spider):
             settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", ours, order)
         settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", SitemapPipeline, 300)
         settings.setdefault_in_component_priority_dict("SPIDER_MIDDLEWARES", middlewares.CrawlStateMiddleware, 10)
-        if settings.get("JOBDIR"):
+        redis_url = settings.get("SITEMAP_REDIS_URL")
+        if redis_url:
+            # One crawl, several workers: scrapy-redis's frontier and seen set, kept after
+            # each worker closes (the others go on), with leases (see distributed.py).
+            settings.set("SCHEDULER", SharedScheduler, priority="addon")
+            settings.set("DUPEFILTER_CLASS", "scrapy_redis.dupefilter.RFPDupeFilter", priority="addon")
+            settings.set("SCHEDULER_PERSIST", True, priority="addon")
+            settings.set("REDIS_URL", redis_url, priority="addon")
+        elif settings.get("JOBDIR"):
             # Scrapy's JOBDIR queue is lost on SIGKILL while its seen set is not: keep both in SQLite.
             settings.set("SCHEDULER", StateScheduler, priority="addon")
 
@@ -96,6 +105,10 @@ class SitemapSpider(Spider):
                 value = settings.get(name)
                 if value is not None and not Path(str(value)).is_absolute():
                     raise ConfigError(name, f"must be an absolute path under Scrapyd, got {value!r}")
+        if config.shared is not None:
+            problem = check_reachable(config.shared.redis_url)
+            if problem is not None:
+                raise ConfigError("SITEMAP_REDIS_URL", f"cannot reach Redis: {problem}")
         mode = target.render_mode(config)
         browser = None if mode == "never" else find_browser(config.browser_path)
         if browser is None and config.browser_path and mode != "never":
@@ -116,7 +129,7 @@ class SitemapSpider(Spider):
         spider: SitemapSpider = super().from_crawler(crawler, *args, **kwargs)
         spider.config = config
         spider.target = target
-        spider.crawl_state = cls._open_state(crawler, target)
+        spider.crawl_state = cls._open_state(crawler, config, target)
         spider.renderer = Renderer(
             crawler,
             target.render_mode(config),
@@ -137,7 +150,14 @@ class SitemapSpider(Spider):
         return spider
 
     @staticmethod
-    def _open_state(crawler: Crawler, target: CrawlTarget) -> CrawlState | None:
+    def _open_state(
+        crawler: Crawler, config: SitemapConfig, target: CrawlTarget
+    ) -> CrawlState | SharedCrawl | None:
+        if config.shared is not None and crawler.settings.get("SCHEDULER") is SharedScheduler:
+            shared = SharedCrawl(crawler, config.shared, target)
+            shared.join()
+            shared.connect()
+            return shared
         jobdir = crawler.settings.get("JOBDIR")
         if not jobdir or crawler.settings.get("SCHEDULER") is not StateScheduler:
             return None
@@ -152,8 +172,14 @@ class SitemapSpider(Spider):
         self.report = CrawlReport(self.crawler.stats, self.config.report_path, self.crawl_state)
 
     async def start(self) -> AsyncIterator[Request]:
+        shared = self.crawl_state if isinstance(self.crawl_state, SharedCrawl) else None
+        if shared is not None and not shared.seeds:
+            return  # the worker that started the shared crawl queues them
         for url in self.target.start_urls:
             yield self._request(url)
+        if shared is not None:
+            # The engine queued each request before asking for the next one.
+            shared.seeded()
 
     async def parse(self, response: Response) -> AsyncIterator[Request | SitemapEntry]:
         """Judge one downloaded page, or send it to the browser first; follow its links."""

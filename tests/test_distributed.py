@@ -1,0 +1,174 @@
+"""One crawl, several workers (SITEMAP_REDIS_URL): one complete set, published once, nothing lost."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+
+from sitemap_spider.distributed import KEY_PREFIX
+from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
+from tests.fixture_site import build_generated_site
+from tests.redis_fixtures import free_port
+from tests.sitemap_check import read_sitemap_set
+from tests.test_crawl import assert_same_entries, without_traps
+from tests.test_resume import page_fetches, wait_for_fetches
+
+PAGES = 1500
+# Short waits keep the tests fast; the defaults (3 s, 30 s) suit real crawls.
+SHARED = {"SITEMAP_REDIS_IDLE_SECONDS": "0.5", "SITEMAP_REDIS_LEASE_SECONDS": "2"}
+
+
+@pytest.fixture
+def site() -> Iterator[RunningSite]:
+    with serve_site(lambda origin, _other: build_generated_site(origin, PAGES)) as running:
+        yield running
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen[str]
+    log: Path
+
+    def finish(self, timeout: float = 180) -> tuple[int, str]:
+        code = self.process.wait(timeout=timeout)
+        return code, self.log.read_text(encoding="utf-8")
+
+
+def start_workers(site: RunningSite, tmp_path: Path, redis_url: str, count: int) -> list[Worker]:
+    """``count`` workers running the very same command; each logs to its own file."""
+    args = crawl_command(site.start_url, tmp_path, settings={"SITEMAP_REDIS_URL": redis_url, **SHARED})
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    workers = []
+    for n in range(count):
+        log = tmp_path / f"worker-{n}.log"
+        with log.open("w", encoding="utf-8") as out:
+            process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out, text=True)
+        workers.append(Worker(process, log))
+    return workers
+
+
+def dequeued(log: str) -> int:
+    """Requests a worker took from the shared queue, from its stats dump."""
+    found = re.search(r"'scheduler/dequeued/redis': (\d+)", log)
+    return int(found.group(1)) if found else 0
+
+
+def assert_one_publisher(logs: list[str]) -> None:
+    published = [log for log in logs if "Sitemap published:" in log]
+    assert len(published) == 1, [log[-3000:] for log in logs]
+    leaving = [log for log in logs if "publishes the set" in log]
+    assert len(leaving) == len(logs) - 1
+
+
+def assert_complete_set(site: RunningSite, output: Path) -> None:
+    urls = read_sitemap_set(output, site.origin + "/")
+    assert_same_entries(without_traps(site.spec, urls), site.spec.expected_listed())
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_workers_publish_what_one_process_publishes(
+    site: RunningSite, tmp_path: Path, redis_url: str, count: int
+) -> None:
+    single = run_crawl(site.start_url, tmp_path / "single", timeout=300)
+    assert single.returncode == 0, single.describe()
+    alone = sum(page_fetches(site).values())
+
+    shared_dir = tmp_path / "shared"
+    started = time.monotonic()
+    workers = start_workers(site, shared_dir, redis_url, count)
+    results = [worker.finish() for worker in workers]
+    seconds = time.monotonic() - started
+    logs = [log for _, log in results]
+    assert [code for code, _ in results] == [0] * count, [log[-3000:] for log in logs]
+    assert_one_publisher(logs)
+
+    assert_complete_set(site, shared_dir / "sitemaps")
+    files = {p.name: p.read_bytes() for p in sorted((shared_dir / "sitemaps").iterdir()) if p.is_file()}
+    assert files == single.files()
+    together = sum(page_fetches(site).values()) - alone
+    taken = [dequeued(log) for log in logs]
+    print(f"\npages fetched: 1 process {alone} in {single.seconds:.1f} s;"
+          f" {count} workers {together} in {seconds:.1f} s, taken per worker {taken}")  # fmt: skip
+    assert together <= 1.05 * alone, (together, alone)
+    assert sum(n > 0 for n in taken) >= 2, "the work was not shared"
+    # The report of the whole crawl is written once, by the publisher.
+    report = (shared_dir / "report.json").read_text(encoding="utf-8")
+    assert '"http_error"' in report
+
+
+def test_a_killed_worker_loses_nothing(site: RunningSite, tmp_path: Path, redis_url: str) -> None:
+    workers = start_workers(site, tmp_path, redis_url, 3)
+    victim, *others = workers
+    wait_for_fetches(site, PAGES // 3, victim.process)
+    os.kill(victim.process.pid, signal.SIGKILL)
+    assert victim.process.wait(timeout=30) == -signal.SIGKILL
+    results = [worker.finish() for worker in others]
+    logs = [log for _, log in results]
+    assert [code for code, _ in results] == [0, 0], [log[-3000:] for log in logs]
+    assert_one_publisher(logs)
+    assert_complete_set(site, tmp_path / "sitemaps")
+    fetches = page_fetches(site)
+    fetched_again = sum(count - 1 for count in fetches.values() if count > 1)
+    print(f"\nkilled worker: {fetched_again} pages fetched again out of {len(fetches)}")
+    assert fetched_again <= 0.05 * len(fetches)
+
+
+def test_a_new_crawl_starts_over_and_a_finished_one_leaves_no_data(
+    case_site: RunningSite, tmp_path: Path, redis_url: str
+) -> None:
+    site = case_site
+    settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED}
+    first = run_crawl(site.start_url, tmp_path, settings=settings, timeout=300)
+    assert first.returncode == 0, first.describe()
+    assert "started as worker" in first.stderr
+    client = redis.Redis.from_url(redis_url)
+    # Only the crawl's status is kept once its set is published.
+    assert [key.decode() for key in client.keys(f"{KEY_PREFIX}:*")] == [f"{KEY_PREFIX}:{site.origin}:meta"]
+    assert client.hget(f"{KEY_PREFIX}:{site.origin}:meta", "status") == b"finished"
+    second = run_crawl(site.start_url, tmp_path, settings=settings, timeout=300)
+    assert second.returncode == 0, second.describe()
+    assert "started as worker" in second.stderr
+    assert second.files() == first.files()
+
+
+def test_a_crawl_whose_workers_all_died_is_resumed_when_asked(
+    site: RunningSite, tmp_path: Path, redis_url: str
+) -> None:
+    (worker,) = start_workers(site, tmp_path, redis_url, 1)
+    wait_for_fetches(site, PAGES // 3, worker.process)
+    os.kill(worker.process.pid, signal.SIGKILL)
+    worker.process.wait(timeout=30)
+    # Once its heartbeat is older than the lease, the worker counts as gone.
+    time.sleep(float(SHARED["SITEMAP_REDIS_LEASE_SECONDS"]) + 0.5)
+    settings = {"SITEMAP_REDIS_URL": redis_url, "SITEMAP_RESUME": "True", **SHARED}
+    result = run_crawl(site.start_url, tmp_path, settings=settings, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert "resumed as worker" in result.stderr
+    assert_complete_set(site, tmp_path / "sitemaps")
+    fetches = page_fetches(site)
+    fetched_again = sum(count - 1 for count in fetches.values() if count > 1)
+    assert fetched_again <= 0.05 * len(fetches)
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [("http://127.0.0.1:6379/0", "needs a redis://"), ("redis://127.0.0.1:{port}/0", "cannot reach Redis")],
+    ids=["not-redis", "unreachable"],
+)
+def test_a_bad_redis_url_stops_the_crawl_before_any_request(
+    case_site: RunningSite, tmp_path: Path, url: str, problem: str
+) -> None:
+    settings = {"SITEMAP_REDIS_URL": url.format(port=free_port())}
+    result = run_crawl(case_site.start_url, tmp_path, settings=settings)
+    assert result.returncode == 2, result.describe()
+    assert f"SITEMAP_REDIS_URL: {problem}" in result.stderr
+    assert not case_site.server.requests
