@@ -56,6 +56,10 @@ class CrawlState:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._last_commit = time.monotonic()
+        # Done marks wait one commit interval: Scrapy queues a callback's requests a loop
+        # turn after its output is drained, and a mark must never be committed before them.
+        self._done_recent: list[int] = []
+        self._done_due: list[int] = []
         self.resumed = False
 
     def start(self, fresh: bool) -> None:
@@ -100,8 +104,12 @@ class CrawlState:
         return [(int(row[0]), bytes(row[1])) for row in rows]
 
     def done(self, request_id: int) -> None:
-        """Everything this request led to is stored: it is not fetched again."""
-        self._db.execute("UPDATE requests SET state = ?, data = x'' WHERE id = ?", (DONE, request_id))
+        """Everything this request led to is stored: it is not fetched again.
+
+        The mark is written with the commit after next, so the requests and entry the
+        response produced are stored first; a crash before then fetches it again.
+        """
+        self._done_recent.append(request_id)
         self.maybe_commit()
 
     def pending(self) -> int:
@@ -142,16 +150,22 @@ class CrawlState:
     def mark_finished(self) -> None:
         """The crawl ended and its set was published: the next run starts over."""
         self._db.execute("INSERT OR REPLACE INTO meta VALUES ('finished', '1')")
-        self.commit()
+        self.commit(all_done=True)
 
     def maybe_commit(self) -> None:
         if time.monotonic() - self._last_commit >= COMMIT_INTERVAL:
             self.commit()
 
-    def commit(self) -> None:
+    def commit(self, *, all_done: bool = False) -> None:
+        """Commit; the done marks of the previous interval (all of them with ``all_done``) go with it."""
+        due = self._done_due + (self._done_recent if all_done else [])
+        self._db.executemany("UPDATE requests SET state = ?, data = x'' WHERE id = ?", [(DONE, i) for i in due])
+        self._done_due = [] if all_done else self._done_recent
+        self._done_recent = []
         self._db.commit()
         self._last_commit = time.monotonic()
 
     def close(self) -> None:
-        self.commit()
+        # At close the loop has run to the end: every request produced is stored.
+        self.commit(all_done=True)
         self._db.close()
