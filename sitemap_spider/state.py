@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 PENDING, IN_FLIGHT, DONE = 0, 1, 2
 # Commits are grouped: a SIGKILL loses at most this much work, which is fetched again.
-COMMIT_INTERVAL = 0.5
+COMMIT_INTERVAL = 0.2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS requests (
