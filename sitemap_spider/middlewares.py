@@ -54,7 +54,9 @@ class SiteScopeMiddleware(OffsiteMiddleware):
         site = getattr(getattr(spider, "target", None), "site", None)
         if site is None:
             return super().should_follow(request, spider)
-        url = normalize_url(request.url)
+        if site.in_scope(request.url):
+            return True  # the spider's own requests are normalised already
+        url = normalize_url(request.url)  # redirect targets may be spelled any way
         return url is not None and bool(site.in_scope(url))
 
     def request_scheduled(self, request: Request, spider: Spider) -> None:
