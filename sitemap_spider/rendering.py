@@ -82,7 +82,8 @@ def _is_empty(element: Selector) -> bool:
 
 
 def _near_empty_body(selector: Selector) -> bool:
-    if selector.xpath("//body//a[@href]"):
+    # The tags the crawl follows: a frameset page has no body, its frames are its content.
+    if selector.xpath("//a[@href] | //area[@href] | //frame[@src] | //iframe[@src]"):
         return False
     text = " ".join(selector.xpath("//body//text()[not(ancestor::script) and not(ancestor::style)]").getall())
     return len(" ".join(text.split())) < NEAR_EMPTY_TEXT
