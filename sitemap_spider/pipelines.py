@@ -11,9 +11,10 @@ from scrapy.exceptions import DropItem
 
 from sitemap_spider.distributed import SharedCrawl
 from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.entries import entry_from_item
+from sitemap_spider.sitemaps.entries import item_to_entry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.xml import check_entry
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -65,9 +66,11 @@ class SitemapPipeline:
 
     def process_item(self, item: Any) -> Any:
         try:
-            entry = entry_from_item(item)
+            entry = item_to_entry(item)
             if self.builder is not None:
-                self.builder.add(entry)
+                self.builder.add(entry)  # checks the entry
+            else:
+                check_entry(entry)  # a resumable crawl's entries are added when it publishes
         except InvalidEntryError as exc:
             self._invalid(ItemAdapter(item).get("loc") if ItemAdapter.is_item(item) else None, exc)
             raise DropItem(f"Not a valid sitemap entry: {exc}") from None

@@ -47,22 +47,25 @@ def _priority(value: object) -> float | None:
     raise InvalidEntryError(f"priority must be a number, not {type(value).__name__}")
 
 
-def entry_from_item(item: Any) -> SitemapEntry:
-    """Return the checked SitemapEntry of any item with a ``loc`` field."""
+def item_to_entry(item: Any) -> SitemapEntry:
+    """The SitemapEntry of any item with a ``loc`` field, converted but not yet checked."""
     if isinstance(item, SitemapEntry):
-        check_entry(item)
         return item
     adapter = ItemAdapter(item)
     if adapter.get("loc") is None:
         raise InvalidEntryError("item has no loc field")
-    changefreq = adapter.get("changefreq")
     digest = adapter.get("content_digest")
-    entry = SitemapEntry(
+    return SitemapEntry(
         loc=adapter["loc"],
         lastmod=format_lastmod(adapter.get("lastmod")),
-        changefreq=changefreq,
+        changefreq=adapter.get("changefreq"),
         priority=_priority(adapter.get("priority")),
         content_digest=None if digest is None else str(digest),
     )
+
+
+def entry_from_item(item: Any) -> SitemapEntry:
+    """Return the checked SitemapEntry of any item with a ``loc`` field."""
+    entry = item_to_entry(item)
     check_entry(entry)
     return entry
