@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
+from weakref import WeakKeyDictionary
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -15,6 +16,7 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, Redirec
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
+from scrapy.link import Link
 from scrapy.linkextractors import LinkExtractor
 from scrapy.settings import BaseSettings
 from scrapy.spidermiddlewares.httperror import HttpError
@@ -30,8 +32,8 @@ from sitemap_spider.items import SitemapEntry
 from sitemap_spider.pages import (
     RobotsDirectives,
     canonical_from_header,
-    content_digest,
     canonical_from_html,
+    content_digest,
     is_html,
     robots_from_header,
     robots_from_meta,
@@ -69,6 +71,7 @@ class SitemapSpider(Spider):
     crawl_state: CrawlState | SharedCrawl | None
     link_extractor: LinkExtractor
     _followed_links: set[str]
+    _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -141,6 +144,7 @@ class SitemapSpider(Spider):
         crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
         crawler.signals.connect(spider.renderer.log_unavailable, signal=signals.spider_closed)
         spider._followed_links = set()
+        spider._links_cache = WeakKeyDictionary()
         spider.link_extractor = LinkExtractor(
             tags=("a", "area", "frame", "iframe"),
             attrs=("href", "src"),
@@ -284,9 +288,16 @@ class SitemapSpider(Spider):
             self.report.exclude(request.url, "error", failure.getErrorMessage())
         middlewares.mark_done(self, request)
 
+    def _links(self, response: TextResponse) -> list[Link]:
+        """The page's links, extracted once: the render decision may need them before _follow."""
+        links = self._links_cache.get(response)
+        if links is None:
+            links = self._links_cache[response] = self.link_extractor.extract_links(response)
+        return links
+
     def _has_site_links(self, response: TextResponse) -> bool:
         site = self.target.site
-        for link in self.link_extractor.extract_links(response):
+        for link in self._links(response):
             url = normalize_url(link.url, self.config.strip_params)
             if url is not None and site.in_scope(site.to_crawl(url)):
                 return True
@@ -311,7 +322,7 @@ class SitemapSpider(Spider):
         followed = self._followed_links
         hrefs = [
             link.url
-            for link in self.link_extractor.extract_links(response)
+            for link in self._links(response)
             if (follow_nofollow or not link.nofollow) and link.url not in followed
         ]
         followed.update(hrefs)
