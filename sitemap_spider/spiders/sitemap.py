@@ -29,6 +29,7 @@ from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply
 from sitemap_spider.dates import lastmod_from_header
 from sitemap_spider.distributed import SharedCrawl, SharedScheduler, check_reachable
 from sitemap_spider.items import SitemapEntry
+from sitemap_spider.links import LinkFinder
 from sitemap_spider.pages import (
     RobotsDirectives,
     canonical_from_header,
@@ -70,7 +71,7 @@ class SitemapSpider(Spider):
     renderer: Renderer
     crawl_state: CrawlState | SharedCrawl | None
     link_extractor: LinkExtractor
-    _followed_links: set[str]
+    link_finder: LinkFinder
     _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
 
     @classmethod
@@ -143,7 +144,7 @@ class SitemapSpider(Spider):
         )
         crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
         crawler.signals.connect(spider.renderer.log_unavailable, signal=signals.spider_closed)
-        spider._followed_links = set()
+        spider.link_finder = LinkFinder(config.follow_nofollow)
         spider._links_cache = WeakKeyDictionary()
         spider.link_extractor = LinkExtractor(
             tags=("a", "area", "frame", "iframe"),
@@ -313,19 +314,12 @@ class SitemapSpider(Spider):
         return Request(url, callback=self.parse, errback=self.on_error, meta=meta)
 
     def _follow(self, response: TextResponse, directives: RobotsDirectives) -> Iterator[Request]:
-        follow_nofollow = self.config.follow_nofollow
-        if directives.nofollow and not follow_nofollow:
+        if directives.nofollow and not self.config.follow_nofollow:
             return
-        # Most links of a page point to pages met before (navigation, footers): a set of the
-        # links already followed drops them before normalising, building a Request and
-        # fingerprinting it, which was 2/3 of the crawl's CPU (BENCHMARKS.md).
-        followed = self._followed_links
-        hrefs = [
-            link.url
-            for link in self._links(response)
-            if (follow_nofollow or not link.nofollow) and link.url not in followed
-        ]
-        followed.update(hrefs)
+        # Most links of a page point to pages met before (navigation, footers): the finder
+        # drops them before they are resolved, normalised, made Requests and fingerprinted,
+        # which was 2/3 of the crawl's CPU (BENCHMARKS.md).
+        hrefs = self.link_finder.new_links(response)
         # Refreshes the MetaRefreshMiddleware did not take as redirects (long delays).
         refresh = get_meta_refresh(response)[1]
         if refresh:
@@ -335,15 +329,20 @@ class SitemapSpider(Spider):
 
     def _requests_for(self, hrefs: Iterable[str]) -> Iterator[Request]:
         site = self.target.site
+        offsite = 0
         for href in hrefs:
             url = normalize_url(href, self.config.strip_params)
             if url is None:
                 continue
             url = site.to_crawl(url)
+            if url != href and not self.link_finder.mark(url):
+                continue  # another spelling of a link met before
             if not site.in_scope(url):
-                self.crawler.stats.inc_value("sitemap/links/offsite")
+                offsite += 1
                 continue
             yield self._request(url, self._skip_reason(url))
+        if offsite:
+            self.crawler.stats.inc_value("sitemap/links/offsite", offsite)
 
     def _skip_reason(self, url: str) -> str | None:
         """Why a link on the site is not to be fetched at all, if it is not."""

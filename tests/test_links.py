@@ -1,0 +1,93 @@
+"""LinkFinder hands out exactly the links Scrapy's LinkExtractor finds, each once per crawl."""
+
+from __future__ import annotations
+
+from html import escape
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scrapy.http import HtmlResponse
+from scrapy.linkextractors import LinkExtractor
+
+from sitemap_spider.links import LinkFinder
+
+HREFS = [
+    "/about", "/about", "/a/../b", "/x y", "/caf\u00e9", "//127.0.0.1/proto-relative", "//other.example/x",
+    "page.html", "../up.html", "./same", "?q=1", "#top", "", " /padded \n", "\t../sub/ ",
+    "http://127.0.0.1/abs", "HTTP://127.0.0.1/upper", "https://127.0.0.1/secure", "http:relative.html",
+    "http:///triple", "http://[::1", "mailto:someone@example.com", "javascript:void(0)", "tel:+100",
+    "/file.pdf", "/image.JPG", "/doc.html?x=\u00e9", "/100%", "data:text/html,hi", "ftp://127.0.0.1/f",
+]
+PAGE_URLS = ["http://127.0.0.1/", "http://127.0.0.1/dir/page", "http://127.0.0.1/dir/sub/", "https://127.0.0.1/s/"]
+BASES = [None, "http://127.0.0.1/based/", "/rel-base/", "http://elsewhere.example/b/"]
+TAGS = [("a", "href"), ("area", "href"), ("frame", "src"), ("iframe", "src")]
+
+link = st.tuples(st.sampled_from(TAGS), st.sampled_from(HREFS), st.booleans())
+page = st.tuples(
+    st.sampled_from(PAGE_URLS),
+    st.sampled_from(BASES),
+    st.sampled_from(["utf-8", "cp1252"]),
+    st.lists(link, max_size=12),
+)
+
+
+def _response(url: str, base: str | None, encoding: str, links: list[tuple[tuple[str, str], str, bool]]) -> HtmlResponse:
+    head = f'<base href="{escape(base)}">' if base else ""
+    body = "".join(
+        f'<{tag} {attr}="{escape(href)}"{" rel=nofollow" if nofollow else ""}>x</{tag}>'
+        for (tag, attr), href, nofollow in links
+    )
+    html = f"<html><head><meta charset={encoding}>{head}</head><body>{body}</body></html>"
+    return HtmlResponse(url, body=html.encode(encoding, "xmlcharrefreplace"), encoding=encoding)
+
+
+def _extractor_urls(extractor: LinkExtractor, response: HtmlResponse, follow_nofollow: bool) -> list[str]:
+    return [
+        link.url
+        for link in extractor.extract_links(response)
+        if link.url.startswith(("http://", "https://")) and (follow_nofollow or not link.nofollow)
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pages=st.lists(page, min_size=1, max_size=6), follow_nofollow=st.booleans())
+def test_a_crawl_gets_each_link_of_link_extractor_once(pages: list, follow_nofollow: bool) -> None:  # type: ignore[type-arg]
+    extractor = LinkExtractor(
+        # unique=False: LinkExtractor keeps the first of equal links, nofollow or not; a URL
+        # linked with and without rel="nofollow" is followed (the first time without it).
+        tags=("a", "area", "frame", "iframe"), attrs=("href", "src"), canonicalize=False, unique=False
+    )
+    finder = LinkFinder(follow_nofollow)
+    expected: list[str] = []
+    handed_out: list[str] = []
+    for url, base, encoding, links in pages:
+        response = _response(url, base, encoding, links)
+        for found in _extractor_urls(extractor, response, follow_nofollow):
+            if found not in expected:
+                expected.append(found)
+        handed_out.extend(finder.new_links(response))
+    assert handed_out == expected
+
+
+def test_navigation_met_before_is_not_resolved_again() -> None:
+    finder = LinkFinder()
+    first = _response("http://127.0.0.1/a", None, "utf-8", [(("a", "href"), "/nav", False), (("a", "href"), "x", False)])
+    second = _response("http://127.0.0.1/b/", None, "utf-8", [(("a", "href"), "/nav", False), (("a", "href"), "x", False)])
+    assert finder.new_links(first) == ["http://127.0.0.1/nav", "http://127.0.0.1/x"]
+    # "x" is relative: on another directory it is another page.
+    assert finder.new_links(second) == ["http://127.0.0.1/b/x"]
+
+
+def test_a_nofollow_link_does_not_hide_the_same_link_without_it() -> None:
+    finder = LinkFinder(follow_nofollow=False)
+    first = _response("http://127.0.0.1/", None, "utf-8", [(("a", "href"), "/t", True)])
+    second = _response("http://127.0.0.1/", None, "utf-8", [(("a", "href"), "/t", False)])
+    assert finder.new_links(first) == []
+    assert finder.new_links(second) == ["http://127.0.0.1/t"]
+
+
+def test_mark_records_other_spellings() -> None:
+    finder = LinkFinder()
+    assert finder.new_links(_response("http://127.0.0.1/", None, "utf-8", [(("a", "href"), "/p?utm_source=x", False)]))
+    assert finder.mark("http://127.0.0.1/p")
+    assert not finder.mark("http://127.0.0.1/p")
