@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
 
 from sitemap_spider import default_settings
 from sitemap_spider.rendering import RENDER_MODES
@@ -31,6 +33,10 @@ MIN_MAX_BYTES = 4_096
 SPIDER_ARGUMENTS = ("url", "public_url", "render")
 IGNORED_ARGUMENTS = ("_job",)
 REDIS_SCHEMES = ("redis", "rediss", "unix")
+# A wait longer than an hour between two requests is a crawl that never ends.
+MAX_WAIT_SECONDS = 3_600.0
+#: Component priority dicts among the defaults: merged into the project's own, not replaced by them.
+COMPONENT_SETTINGS = ("EXTENSIONS", "DOWNLOADER_MIDDLEWARES", "SPIDER_MIDDLEWARES", "ITEM_PIPELINES")
 
 
 class ConfigError(ValueError):
@@ -80,6 +86,22 @@ class SharedConfig:
 
 
 @dataclass(frozen=True)
+class PolitenessConfig:
+    """How long the crawl lets a site slow it down (see politeness.py)."""
+
+    max_crawl_delay: float
+    max_backoff: float
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> PolitenessConfig:
+        """``SITEMAP_MAX_CRAWL_DELAY`` and ``SITEMAP_MAX_BACKOFF``, in seconds."""
+        return cls(
+            max_crawl_delay=_float(settings, "SITEMAP_MAX_CRAWL_DELAY", 0.0, MAX_WAIT_SECONDS),
+            max_backoff=_float(settings, "SITEMAP_MAX_BACKOFF", 0.0, MAX_WAIT_SECONDS),
+        )
+
+
+@dataclass(frozen=True)
 class SitemapConfig:
     """Every ``SITEMAP_*`` setting, typed and checked."""
 
@@ -108,6 +130,9 @@ class SitemapConfig:
     render_timeout: float
     render_idle_timeout: float
     render_pages: int
+    politeness: PolitenessConfig
+    workers: int = 1
+    workers_after: int = 0
     shared: SharedConfig | None = None
 
     @classmethod
@@ -140,6 +165,9 @@ class SitemapConfig:
             render_timeout=_float(settings, "SITEMAP_RENDER_TIMEOUT", 1.0, 600.0),
             render_idle_timeout=_float(settings, "SITEMAP_RENDER_IDLE_TIMEOUT", 0.0, 60.0),
             render_pages=_int(settings, "SITEMAP_RENDER_PAGES", 1, 64),
+            politeness=PolitenessConfig.from_settings(settings),
+            workers=_workers(settings, "SITEMAP_WORKERS"),
+            workers_after=_int(settings, "SITEMAP_WORKERS_AFTER", 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
         )
 
@@ -248,6 +276,13 @@ def _float(settings: BaseSettings, name: str, low: float, high: float) -> float:
     return value
 
 
+def _workers(settings: BaseSettings, name: str) -> int:
+    """A number of crawling processes, or "auto": one per core, at most two."""
+    if str(settings.get(name)).strip().lower() == "auto":
+        return max(1, min(2, os.cpu_count() or 1))
+    return _int(settings, name, 1, 2)
+
+
 def _render_mode(name: str, value: Any) -> str:
     mode = str(value).strip().lower()
     if mode not in RENDER_MODES:
@@ -351,8 +386,17 @@ def apply_defaults(settings: BaseSettings) -> None:
     """Give every setting of :mod:`default_settings` its value at 'addon' priority.
 
     Above Scrapy's defaults, below the project's settings.py and ``-s``: the
-    spider's defaults behave as an add-on's would.
+    spider's defaults behave as an add-on's would. Components (extensions,
+    middlewares) are added to the project's dict of that name, unless it names
+    them already: ``-s 'EXTENSIONS={"sitemap_spider.politeness.Politeness": null}'``
+    turns one off.
     """
     for name in dir(default_settings):
-        if name.isupper():
-            settings.set(name, getattr(default_settings, name), priority="addon")
+        if not name.isupper():
+            continue
+        value = getattr(default_settings, name)
+        if name in COMPONENT_SETTINGS:
+            for path, order in value.items():
+                settings.setdefault_in_component_priority_dict(name, load_object(path), order)
+        else:
+            settings.set(name, value, priority="addon")

@@ -58,6 +58,14 @@ SITEMAP_FOLLOW_NOFOLLOW = True
 # (relative links building /a/more/more/more/...), and is not fetched.
 SITEMAP_MAX_SEGMENT_REPEATS = 3
 
+# --- Both cores of this machine ------------------------------------------------
+# Crawling processes: "auto" is one per core, at most 2. The second one starts
+# once SITEMAP_WORKERS_AFTER requests wait in the queue (a small site never
+# needs it); each URL is then fetched by the process its hash names. One
+# process with JOBDIR, SITEMAP_REDIS_URL, feed exports (-o) or under Scrapyd.
+SITEMAP_WORKERS = "auto"
+SITEMAP_WORKERS_AFTER = 500
+
 # --- One crawl, several workers (Redis through scrapy-redis) -----------------
 # redis://host:6379/0: share the crawl with every worker given the same URL; None: one process.
 SITEMAP_REDIS_URL: str | None = None
@@ -85,6 +93,14 @@ SITEMAP_RENDER_IDLE_TIMEOUT = 2.0
 # Pages rendered at the same time (one browser context).
 SITEMAP_RENDER_PAGES = 4
 
+# --- Politeness (politeness.py) ----------------------------------------------
+# The longest robots.txt Crawl-delay obeyed, in seconds: a larger one is cut to
+# this (and logged) so that "Crawl-delay: 86400" cannot stall the crawl; 0 ignores Crawl-delay.
+SITEMAP_MAX_CRAWL_DELAY = 60.0
+# The longest pause, in seconds, after a 429 or 503: a larger Retry-After is cut to
+# this, and the doubling pause without Retry-After stops growing at it; 0: no back-off.
+SITEMAP_MAX_BACKOFF = 120.0
+
 # --- Scrapy settings this crawl changes -------------------------------------
 ROBOTSTXT_OBEY = True
 # Breadth-first: with a depth limit, Scrapy's default LIFO order would drop pages
@@ -100,6 +116,10 @@ AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 0.25
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
+# Applies robots.txt Crawl-delay and Retry-After to the site's downloader slot. Order 100:
+# after AutoThrottle (order 0), whose slot delay it may raise. Added to, not replacing,
+# a project's own EXTENSIONS.
+EXTENSIONS = {"sitemap_spider.politeness.Politeness": 100}
 # Pages larger than this are not HTML anyone indexes whole; don't download them.
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
 USER_AGENT = "Mozilla/5.0 (compatible; sitemap_spider/0.1)"

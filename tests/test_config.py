@@ -5,7 +5,8 @@ from typing import Any
 import pytest
 from scrapy.settings import Settings
 
-from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_defaults
+from sitemap_spider.config import ConfigError, CrawlTarget, PolitenessConfig, SitemapConfig, apply_defaults
+from sitemap_spider.politeness import Politeness
 
 
 def config(**overrides: Any) -> SitemapConfig:
@@ -41,6 +42,10 @@ def test_defaults_are_valid_and_protocol_sized() -> None:
         ("SITEMAP_RULES", '[{"pattern": "(", "priority": 0.5}]', "bad regular expression"),
         ("SITEMAP_RULES", '[{"changefreq": "daily"}]', "pattern"),
         ("SITEMAP_RULES", "{not json", "not valid JSON"),
+        ("SITEMAP_MAX_CRAWL_DELAY", "-1", "between 0 and 3600"),
+        ("SITEMAP_MAX_CRAWL_DELAY", "nan", "between 0 and 3600"),
+        ("SITEMAP_MAX_BACKOFF", "soon", "must be a number"),
+        ("SITEMAP_MAX_BACKOFF", "86400", "between 0 and 3600"),
     ],
 )
 def test_bad_settings_name_the_setting(name: str, value: str, message: str) -> None:
@@ -66,6 +71,25 @@ def test_settings_from_the_command_line_are_converted() -> None:
     rule = conf.rule_for("https://h/blog/post")
     assert rule is not None and (rule.changefreq, rule.priority) == ("daily", 0.8)
     assert conf.rule_for("https://h/about") is None
+
+
+def test_politeness_settings() -> None:
+    assert config().politeness == PolitenessConfig(max_crawl_delay=60.0, max_backoff=120.0)
+    conf = config(SITEMAP_MAX_CRAWL_DELAY="0", SITEMAP_MAX_BACKOFF="2.5")
+    assert conf.politeness == PolitenessConfig(max_crawl_delay=0.0, max_backoff=2.5)
+
+
+def test_default_extensions_join_the_project_s_own() -> None:
+    # A project's EXTENSIONS (settings.py, -s) outranks the defaults; ours is added to it, not lost.
+    settings = Settings({"EXTENSIONS": {"scrapy.extensions.logstats.LogStats": None}})
+    apply_defaults(settings)
+    extensions = settings.getdict("EXTENSIONS")
+    assert extensions[Politeness] == 100
+    assert extensions["scrapy.extensions.logstats.LogStats"] is None
+    # Named by the project, even as a string, it is left as the project set it: off.
+    settings = Settings({"EXTENSIONS": '{"sitemap_spider.politeness.Politeness": null}'})
+    apply_defaults(settings)
+    assert settings.getdict("EXTENSIONS") == {"sitemap_spider.politeness.Politeness": None}
 
 
 def test_listable_applies_include_then_exclude() -> None:

@@ -1,0 +1,234 @@
+"""Politeness to the crawled site: robots.txt ``Crawl-delay`` and back-off on 429 and 503.
+
+Scrapy 2.19 reads ``Crawl-delay`` (``RobotParser.crawl_delay`` and the
+``robots_parsed`` signal) but nothing applies it (scrapy/scrapy#892), and its
+RetryMiddleware retries a 429 or 503 as soon as the scheduler hands the request
+back, whatever ``Retry-After`` says (scrapy/scrapy#3849). This extension does
+both through Scrapy's own pacing, the downloader slot of the site: a slot with
+a delay starts one request per delay. It only ever raises a slot's delay above
+what AutoThrottle or ``DOWNLOAD_DELAY`` chose; RetryMiddleware still does the
+retrying.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from time import monotonic
+from typing import TYPE_CHECKING
+
+from scrapy import Request, signals
+from scrapy.http import Response
+from scrapy.utils.httpobj import urlparse_cached
+
+from sitemap_spider.config import PolitenessConfig
+from sitemap_spider.dates import parse_http_date
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.core.downloader import Slot
+    from scrapy.crawler import Crawler
+    from scrapy.robotstxt import RobotParser
+
+logger = logging.getLogger(__name__)
+
+#: Answers that mean "too many requests, come back later".
+BACKOFF_STATUSES = frozenset({429, 503})
+#: Seconds between requests after a 429/503 without Retry-After; it doubles while they go on.
+FIRST_BACKOFF = 1.0
+_DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def retry_after_seconds(value: str | bytes | None, now: datetime) -> float | None:
+    """Seconds a ``Retry-After`` value asks to wait from ``now``; None if absent or unreadable.
+
+    Both forms of RFC 9110 section 10.2.3 are read: a number of seconds and an
+    HTTP-date (a date already past means no wait).
+    """
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    text = (value or "").strip()
+    if not text:
+        return None
+    if _DELTA_SECONDS.fullmatch(text):
+        return float(text)
+    moment = parse_http_date(text)
+    if moment is None:
+        return None
+    return max(0.0, (moment - now).total_seconds())
+
+
+def next_backoff(current: float, slot_delay: float, retry_after: float | None, cap: float) -> float:
+    """The pause between requests to a site after it answered 429 or 503.
+
+    With ``Retry-After`` the server's figure; without it, twice the pace the
+    site just refused (at least :data:`FIRST_BACKOFF`). Never above ``cap``.
+    """
+    if retry_after is not None:
+        return min(retry_after, cap)
+    return min(max(FIRST_BACKOFF, 2 * max(current, slot_delay)), cap)
+
+
+@dataclass
+class _BackOff:
+    """A slot slowed down after a 429/503, and what to give back when the site recovers."""
+
+    seconds: float  # the slot's delay is kept at or above this
+    since: float  # monotonic time of the last 429/503 that set it
+    normal_delay: float  # the slot's delay and jitter before the first 429/503
+    normal_jitter: float
+
+
+class Politeness:
+    """Extension: keep each site's downloader slot at or above its Crawl-delay and back-off pause.
+
+    A Crawl-delay makes the slot fetch one request at a time, that many seconds
+    apart. A 429 or 503 sets a pause (``Retry-After``, else exponential) counted
+    from the moment it arrived, for every request to the site, the retry
+    included; each later success of a request sent after it halves the pause
+    until the site's normal pace is back.
+    """
+
+    def __init__(self, crawler: Crawler, config: PolitenessConfig, user_agent: str) -> None:
+        self.crawler = crawler
+        self.config = config
+        self.user_agent = user_agent
+        self.crawl_delays: dict[str, float] = {}  # netloc -> seconds
+        self.backoffs: dict[str, _BackOff] = {}  # downloader slot key -> state
+        # AutoThrottle (an extension of order 0) connects first, so these handlers run
+        # after its own response_downloaded handler has set the slot's delay.
+        crawler.signals.connect(self.robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(self.request_reached_downloader, signal=signals.request_reached_downloader)
+        crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        settings = crawler.settings
+        # The agent RobotsTxtMiddleware matches robots.txt groups against.
+        user_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
+        return cls(crawler, PolitenessConfig.from_settings(settings), str(user_agent))
+
+    def robots_parsed(self, robotparser: RobotParser, request: Request) -> None:
+        netloc = urlparse_cached(request).netloc
+        asked = robotparser.crawl_delay(self.user_agent)
+        if not asked or asked <= 0:
+            return
+        delay = min(asked, self.config.max_crawl_delay)
+        if delay <= 0:
+            logger.info(
+                "robots.txt of %s sets Crawl-delay: %g; ignored (SITEMAP_MAX_CRAWL_DELAY=0)", netloc, asked
+            )
+            return
+        self.crawl_delays[netloc] = delay
+        self.crawler.stats.set_value("sitemap/crawl_delay", delay)
+        if delay < asked:
+            logger.warning(
+                "robots.txt of %s sets Crawl-delay: %g; waiting %g s between requests instead "
+                "(SITEMAP_MAX_CRAWL_DELAY)", netloc, asked, delay,
+            )  # fmt: skip
+        else:
+            logger.info(
+                "robots.txt of %s sets Crawl-delay: %g; fetching one page at a time, %g s apart "
+                "(at most %d pages an hour)", netloc, asked, delay, 3600 // delay,
+            )  # fmt: skip
+
+    def request_reached_downloader(self, request: Request) -> None:
+        # The slot may be new (Scrapy drops idle slots after a minute): set it up again.
+        found = self._slot(request)
+        if found is not None:
+            self._hold(request, *found)
+
+    def response_downloaded(self, response: Response, request: Request) -> None:
+        found = self._slot(request)
+        if found is None:
+            return
+        key, slot = found
+        now = monotonic()
+        # A request sent before the last 429/503 says nothing new about the site's state.
+        sent = now - float(request.meta.get("download_latency") or 0.0)
+        if response.status in BACKOFF_STATUSES:
+            self._back_off(key, slot, response, now, sent)
+        else:
+            self._recover(key, slot, sent)
+        self._hold(request, key, slot)
+
+    def _slot(self, request: Request) -> tuple[str, Slot] | None:
+        key = request.meta.get("download_slot")
+        engine = self.crawler.engine
+        if key is None or engine is None:
+            return None
+        slot = engine.downloader.slots.get(key)
+        return None if slot is None else (key, slot)
+
+    def _hold(self, request: Request, key: str, slot: Slot) -> None:
+        """Keep the slot at or above the floors that apply to it."""
+        crawl_delay = self.crawl_delays.get(urlparse_cached(request).netloc, 0.0)
+        backoff = self.backoffs.get(key)
+        floor = max(crawl_delay, backoff.seconds if backoff else 0.0)
+        if crawl_delay:
+            slot.concurrency = 1
+        if floor > 0:
+            # Scrapy's random jitter would start some requests before the floor.
+            slot.jitter = 0.0
+            slot.delay = max(slot.delay, floor)
+
+    def _back_off(self, key: str, slot: Slot, response: Response, now: float, sent: float) -> None:
+        self.crawler.stats.inc_value(f"sitemap/backoff/{response.status}")
+        if self.config.max_backoff <= 0:
+            return  # SITEMAP_MAX_BACKOFF=0: only RetryMiddleware's immediate retries
+        header = response.headers.get(b"Retry-After")
+        retry_after = retry_after_seconds(header, _response_date(response))
+        state = self.backoffs.get(key)
+        current = state.seconds if state else 0.0
+        if state is not None and sent < state.since:
+            # Sent before the site was last slowed down: the same overload, do not escalate.
+            seconds = (
+                current if retry_after is None else max(current, min(retry_after, self.config.max_backoff))
+            )
+        else:
+            seconds = next_backoff(current, slot.delay, retry_after, self.config.max_backoff)
+        capped = retry_after is not None and retry_after > self.config.max_backoff
+        if state is None:
+            state = _BackOff(seconds, now, normal_delay=slot.delay, normal_jitter=slot.jitter)
+            self.backoffs[key] = state
+            logger.log(
+                logging.WARNING if capped else logging.INFO,
+                "%s answered %s%s: slowing down to one request every %g s on %s%s",
+                response.url, response.status,
+                f" with Retry-After: {header.decode('latin-1')}" if header else "",
+                seconds, key, " (SITEMAP_MAX_BACKOFF)" if capped else "",
+            )  # fmt: skip
+        else:
+            # Once per slow-down in the log: a site under maintenance answers 503 to every page.
+            logger.debug(
+                "%s answered %s: one request every %g s on %s", response.url, response.status, seconds, key
+            )
+            state.seconds, state.since = seconds, now
+        slot.delay = max(seconds, state.normal_delay)
+        # The pause counts from now, not from when the refused request was sent.
+        slot.lastseen = now
+
+    def _recover(self, key: str, slot: Slot, sent: float) -> None:
+        state = self.backoffs.get(key)
+        if state is None or sent < state.since:
+            return
+        state.seconds /= 2
+        if state.seconds >= FIRST_BACKOFF and state.seconds > state.normal_delay:
+            slot.delay = state.seconds
+        else:
+            del self.backoffs[key]
+            slot.delay, slot.jitter = state.normal_delay, state.normal_jitter
+            logger.info("%s answers again: back to its normal pace", key)
+        if slot.latercall is not None:
+            # A wait scheduled at the slower pace would hold the next request back; the
+            # downloader looks at the slot's queue again right after this signal.
+            slot.latercall.cancel()
+            slot.latercall = None
+
+
+def _response_date(response: Response) -> datetime:
+    """The server's clock (its Date header) if readable, else ours: a Retry-After date is on its clock."""
+    return parse_http_date(response.headers.get(b"Date")) or datetime.now(UTC)

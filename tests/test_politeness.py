@@ -1,0 +1,276 @@
+"""Crawl-delay and 429/503 back-off: real crawls against a local server that notes when each request arrives.
+
+Times are taken on the server, as each request arrives: they are what the site sees.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from pathlib import Path
+
+import pytest
+
+from sitemap_spider.politeness import FIRST_BACKOFF, next_backoff, retry_after_seconds
+from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.fixture_site import HTML, Responder, Route, SiteRequest, SiteServer, html_page, links
+from tests.sitemap_check import read_sitemap_set
+
+NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+
+
+# ---------------------------------------------------------------------------
+# Pure helpers
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("2", 2.0),
+        (b"120", 120.0),
+        (" 7 ", 7.0),
+        ("0", 0.0),
+        ("1.5", 1.5),
+        (format_datetime(NOW + timedelta(seconds=30), usegmt=True), 30.0),
+        ("Wed, 01 May 2024 12:01:00 GMT", 60.0),
+        ("Wednesday, 01-May-24 12:00:10 GMT", 10.0),  # RFC 850
+        ("Wed May  1 12:00:05 2024", 5.0),  # asctime
+        ("Wed, 01 May 2024 11:00:00 GMT", 0.0),  # already past: no wait
+        (None, None),
+        ("", None),
+        ("soon", None),
+        ("-5", None),
+        ("Wed, 01 May 2024 12:01:00", None),  # no zone: not an instant
+    ],
+)
+def test_retry_after_seconds_reads_both_forms(value: str | bytes | None, seconds: float | None) -> None:
+    assert retry_after_seconds(value, NOW) == seconds
+
+
+@pytest.mark.parametrize(
+    ("current", "slot_delay", "retry_after", "cap", "expected"),
+    [
+        (0.0, 0.0, None, 120.0, FIRST_BACKOFF),  # first refusal, no Retry-After
+        (0.0, 0.25, None, 120.0, FIRST_BACKOFF),  # AutoThrottle's small delay doubled is below it
+        (1.0, 1.0, None, 120.0, 2.0),  # refused again: doubles
+        (2.0, 1.0, None, 120.0, 4.0),
+        (0.0, 10.0, None, 120.0, 20.0),  # a site already slow (Crawl-delay 10): twice that
+        (100.0, 100.0, None, 120.0, 120.0),  # never above the cap
+        (0.0, 0.0, 2.0, 120.0, 2.0),  # Retry-After is the server's word
+        (8.0, 8.0, 2.0, 120.0, 2.0),  # also when it allows a quicker pace than ours
+        (0.0, 0.0, 3600.0, 120.0, 120.0),  # capped
+        (4.0, 0.0, None, 0.0, 0.0),  # cap 0: no back-off
+    ],
+)
+def test_next_backoff(
+    current: float, slot_delay: float, retry_after: float | None, cap: float, expected: float
+) -> None:
+    assert next_backoff(current, slot_delay, retry_after, cap) == expected
+
+
+# ---------------------------------------------------------------------------
+# The server
+# ---------------------------------------------------------------------------
+
+
+class TimedServer(SiteServer):
+    """A SiteServer that also notes when each request arrived (monotonic clock, shared with the crawler's)."""
+
+    def __init__(self, routes: Mapping[str, Route], dynamic: Iterable[tuple[str, Responder]] = ()) -> None:
+        super().__init__(routes, [(re.compile(re.escape(path)), responder) for path, responder in dynamic])
+        self._arrivals_lock = threading.Lock()
+        self._arrivals: list[tuple[float, str]] = []
+
+    def record(self, request: SiteRequest) -> None:
+        arrived = time.monotonic()
+        super().record(request)
+        with self._arrivals_lock:
+            self._arrivals.append((arrived, request.target))
+
+    def arrivals(self, target: str | None = None) -> list[float]:
+        """Arrival times of every request (or of those for one target), in order."""
+        with self._arrivals_lock:
+            return sorted(t for t, path in self._arrivals if target is None or path == target)
+
+    def target_order(self) -> list[str]:
+        with self._arrivals_lock:
+            return [path for _, path in sorted(self._arrivals)]
+
+
+def page(title: str, *hrefs: str) -> Route:
+    return Route(headers=(("Content-Type", HTML),), body=html_page(title, links(*hrefs)))
+
+
+def robots(text: str) -> Route:
+    return Route(headers=(("Content-Type", "text/plain; charset=utf-8"),), body=text.encode())
+
+
+def in_turn(*routes: Route) -> Responder:
+    """Successive requests get each route in turn, then the last one for good."""
+    lock = threading.Lock()
+    count = itertools.count()
+
+    def respond(_request: SiteRequest) -> Route:
+        with lock:
+            n = next(count)
+        return routes[min(n, len(routes) - 1)]
+
+    return respond
+
+
+def gaps(times: list[float]) -> list[float]:
+    return [later - earlier for earlier, later in itertools.pairwise(times)]
+
+
+def listed_paths(result: CrawlResult, server: SiteServer) -> set[str]:
+    """Check the published set (XSDs, Scrapy's reader) and return the listed paths."""
+    assert result.returncode == 0, result.describe()
+    urls = read_sitemap_set(result.output_dir, server.origin + "/")
+    return {url["loc"][len(server.origin) :] for url in urls}
+
+
+def stat(result: CrawlResult, key: str) -> object:
+    assert result.report is not None, result.describe()
+    return result.report["stats"].get(key)
+
+
+# ---------------------------------------------------------------------------
+# robots.txt Crawl-delay
+# ---------------------------------------------------------------------------
+
+SLOW_SECONDS = 1.5
+
+
+@pytest.fixture
+def crawl_delay_site() -> Iterator[tuple[TimedServer, list[float]]]:
+    """Crawl-delay 1 for our agent (30 for another one); /slow takes 1.5 s to answer."""
+    answered: list[float] = []
+
+    def slow(_request: SiteRequest) -> Route:
+        time.sleep(SLOW_SECONDS)
+        answered.append(time.monotonic())
+        return page("Slow", "/b")
+
+    routes = {
+        "/robots.txt": robots(
+            "User-agent: otherbot\nCrawl-delay: 30\n\nUser-agent: sitemap_spider\nCrawl-delay: 1\nDisallow: /private/\n"
+        ),
+        "/": page("Home", "/slow", "/b"),
+        "/b": page("B"),
+    }
+    with TimedServer(routes, [("/slow", slow)]) as server:
+        yield server, answered
+
+
+def test_crawl_delay_spaces_requests_and_serialises_them(
+    crawl_delay_site: tuple[TimedServer, list[float]], tmp_path: Path
+) -> None:
+    server, answered = crawl_delay_site
+    result = run_crawl(server.origin + "/", tmp_path)
+    assert listed_paths(result, server) == {"/", "/slow", "/b"}
+    assert server.target_order() == ["/robots.txt", "/", "/slow", "/b"]
+    spacing = gaps(server.arrivals())
+    # Our agent's group (1 s) applies, with AutoThrottle on, from the request after robots.txt on.
+    assert all(gap >= 0.95 for gap in spacing), spacing
+    assert max(spacing) < 5, spacing  # not otherbot's 30 s
+    # One request at a time: /b waits for /slow's answer although its delay was over.
+    (slow_done,) = answered
+    assert server.arrivals("/b")[0] >= slow_done
+    assert result.stderr.count("sets Crawl-delay: 1;") == 1, result.describe()
+    assert stat(result, "sitemap/crawl_delay") == 1.0
+
+
+def test_a_long_crawl_delay_is_capped(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": robots("User-agent: *\nCrawl-delay: 30\n"),
+        "/": page("Home", "/a", "/b"),
+        "/a": page("A"),
+        "/b": page("B"),
+    }
+    with TimedServer(routes) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={"SITEMAP_MAX_CRAWL_DELAY": "0.5"})
+        assert listed_paths(result, server) == {"/", "/a", "/b"}
+        spacing = gaps(server.arrivals())
+    assert len(spacing) == 3
+    assert all(0.45 <= gap < 5 for gap in spacing), spacing
+    assert (
+        "sets Crawl-delay: 30; waiting 0.5 s between requests instead (SITEMAP_MAX_CRAWL_DELAY)"
+        in result.stderr
+    )
+    assert stat(result, "sitemap/crawl_delay") == 0.5
+
+
+# ---------------------------------------------------------------------------
+# 429 and 503
+# ---------------------------------------------------------------------------
+
+
+def test_503_with_retry_after_slows_the_whole_site_then_recovers(tmp_path: Path) -> None:
+    unavailable = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "2")), body=b"busy")
+    routes = {
+        "/robots.txt": robots("User-agent: *\nDisallow: /private/\n"),
+        "/": page("Home", "/flaky", "/p1", "/p2", "/p3"),
+        "/p1": page("P1"),
+        "/p2": page("P2"),
+        "/p3": page("P3"),
+    }
+    with TimedServer(routes, [("/flaky", in_turn(unavailable, page("Flaky")))]) as server:
+        # A steady 0.5 s pace without jitter: nothing else can leave while the 503 is on its way.
+        settings = {"DOWNLOAD_DELAY": "0.5", "DOWNLOAD_DELAY_JITTER": "0"}
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+        assert listed_paths(result, server) == {"/", "/flaky", "/p1", "/p2", "/p3"}
+        refused, retried = server.arrivals("/flaky")
+        after = [t for t in server.arrivals() if t > refused]
+    assert retried - refused >= 2.0
+    # Every request to the site waited, not only the retry.
+    assert len(after) == 4 and min(after) - refused >= 2.0, [t - refused for t in after]
+    # Then the pace comes back, step by step: 1 s after the first success, then the 0.5 s of before.
+    spacing = gaps(after)
+    assert spacing[0] >= 0.95 and spacing[-1] < 0.9, spacing
+    assert stat(result, "sitemap/backoff/503") == 1
+    assert "slowing down to one request every 2 s" in result.stderr
+    assert "back to its normal pace" in result.stderr
+
+
+@pytest.mark.parametrize("autothrottle", ["True", "False"])
+def test_429_without_retry_after_backs_off_exponentially(autothrottle: str, tmp_path: Path) -> None:
+    too_many = Route(status=429, headers=(("Content-Type", HTML),), body=b"slow down")
+    routes = {
+        "/robots.txt": robots("User-agent: *\nDisallow: /private/\n"),
+        "/": page("Home", "/limited"),
+    }
+    with TimedServer(routes, [("/limited", in_turn(too_many, too_many, page("Limited")))]) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={"AUTOTHROTTLE_ENABLED": autothrottle})
+        assert listed_paths(result, server) == {"/", "/limited"}
+        first, second = gaps(server.arrivals("/limited"))
+    assert first >= FIRST_BACKOFF
+    assert second >= 2 * FIRST_BACKOFF
+    assert stat(result, "sitemap/backoff/429") == 2
+
+
+# ---------------------------------------------------------------------------
+# Settings
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SITEMAP_MAX_CRAWL_DELAY", "-1"),
+        ("SITEMAP_MAX_CRAWL_DELAY", "a minute"),
+        ("SITEMAP_MAX_BACKOFF", "86400"),
+    ],
+)
+def test_a_bad_politeness_setting_stops_the_crawl(name: str, value: str, tmp_path: Path) -> None:
+    with TimedServer({"/": page("Home")}) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={name: value})
+        assert server.arrivals() == []
+    assert result.returncode == 2, result.describe()
+    assert f"error: {name}: " in result.stderr
+    assert not result.output_dir.exists()
