@@ -85,7 +85,7 @@ def playwright_settings(browser: Browser, *, pages: int, timeout: float) -> dict
     launch: dict[str, Any] = {"headless": True, "args": args}
     if browser.executable:
         launch["executable_path"] = browser.executable
-    handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+    handler = "sitemap_spider.playwright_handler.LazyPlaywrightDownloadHandler"
     return {
         "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",

@@ -143,6 +143,21 @@ def test_auto_renders_only_pages_that_need_it(js_server: SiteServer, tmp_path: P
     assert "/logo.png" not in js_server.targets()  # images are aborted in the browser
 
 
+def test_auto_on_a_static_site_never_starts_playwright(tmp_path: Path) -> None:
+    """The browser's driver (about 100 MB) starts with the first page to render, not with the crawl."""
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": _page("Home", TEXT + '<a href="/a">A</a><script src="/lib/jquery.min.js"></script>'),
+        "/a": _page("A", TEXT + '<a href="/">Home</a>'),
+    }
+    with SiteServer(routes) as server:
+        result, listed = crawl(server, tmp_path, "auto")
+    assert listed == {"/", "/a"}
+    assert "Rendering: auto" in result.stderr, result.describe()
+    assert "Starting download handler" not in result.stderr, result.describe()
+    assert not [key for key in result.report["stats"] if key.startswith("playwright/")]  # type: ignore[index]
+
+
 def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -> None:
     result, listed = crawl(js_server, tmp_path, "always")
     assert listed == RENDERED_LISTED
