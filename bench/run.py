@@ -72,14 +72,16 @@ def run_child(name: str, args: list[str], cwd: Path, log: Path, profile: Path | 
     wall = time.monotonic() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     text = log.read_text(errors="replace")
-    match = re.search(r"'downloader/response_count': (\d+)", text)
+    # The last stats dump: a two-process crawl's leader dumps after its helper, with both counted.
+    matches = re.findall(r"'downloader/response_count': (\d+)", text)
+    match = matches[-1] if matches else None
     return Result(
         name=name,
         returncode=process.returncode,
         wall=wall,
         cpu=usage.ru_utime + usage.ru_stime,
         peak_mb=usage.ru_maxrss / 1024,
-        pages=int(match.group(1)) if match else 0,
+        pages=int(match) if match else 0,
     )
 
 

@@ -96,10 +96,16 @@ class _RecordRedirects:
         if report is not None:
             how = str(response.status) if 300 <= response.status < 400 else "meta refresh"
             report.exclude(request.url, "redirect", f"{how} to {result.url}")
-        site = getattr(getattr(self.crawler.spider, "target", None), "site", None)
+        spider = self.crawler.spider
+        site = getattr(getattr(spider, "target", None), "site", None)
         target = normalize_url(result.url)
         if site is not None and target is not None and site.to_crawl(target) != target:
-            return result.replace(url=site.to_crawl(target))
+            result = result.replace(url=site.to_crawl(target))
+            target = result.url
+        workers = getattr(spider, "workers", None)
+        # The other process owns the target by its normalised spelling, as it owns links.
+        if workers is not None and target is not None and workers.hand_over(target, request.meta.get("depth", 0)):
+            raise IgnoreRequest(f"{target} is fetched by the other crawling process")
         return result
 
 

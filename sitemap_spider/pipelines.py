@@ -15,6 +15,7 @@ from sitemap_spider.sitemaps.entries import item_to_entry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.xml import check_entry
+from sitemap_spider.workers import Helper, Leader
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -59,12 +60,28 @@ class SitemapPipeline:
         )
 
     def open_spider(self) -> None:
+        spider = self._spider()
+        workers = spider.workers
+        if isinstance(workers, Helper):
+            return  # the helper of a two-process crawl sends its entries to the leader
+        if isinstance(workers, Leader):
+            workers.on_entry = self._entry_of_helper
         # A resumable crawl keeps its entries in the crawl state (stored by
         # CrawlStateMiddleware) and builds the set from there when it ends.
-        if self._spider().crawl_state is None:
+        if spider.crawl_state is None:
             self.builder = self._new_builder()
 
+    def _entry_of_helper(self, fields: dict[str, Any]) -> None:
+        try:
+            self.process_item(SitemapEntry(**fields))
+        except DropItem:
+            pass  # recorded as invalid
+
     def process_item(self, item: Any) -> Any:
+        workers = self._spider().workers
+        if isinstance(workers, Helper):
+            workers.send_entry(ItemAdapter(item).asdict())  # the leader checks and counts it
+            return item
         try:
             entry = item_to_entry(item)
             if self.builder is not None:
@@ -81,6 +98,9 @@ class SitemapPipeline:
         self._spider().report.exclude(str(loc), "invalid", str(error))
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        if isinstance(self._spider().workers, Helper):
+            self._spider().report.close()
+            return
         state = self._spider().crawl_state
         if self.builder is None and state is None:
             return

@@ -6,7 +6,7 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -62,6 +62,8 @@ class CrawlReport:
         self._path = path
         self._state = state
         self._spool: IO[str] | None = None
+        #: Also tell another process of each exclusion (the helper of a two-process crawl).
+        self.forward: Callable[[str, str, str | None], None] | None = None
         if path is not None and state is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._spool = tempfile.NamedTemporaryFile(
@@ -73,6 +75,9 @@ class CrawlReport:
         if reason not in REASONS:
             raise ValueError(f"unknown exclusion reason {reason!r}")
         self._stats.inc_value(EXCLUDED_PREFIX + reason)
+        if self.forward is not None:
+            self.forward(url, reason, detail)
+            return
         logger.debug("Not listed (%s%s): %s", reason, f": {detail}" if detail else "", url)
         if self._state is not None:
             # Resumable and shared crawls keep their exclusions with the rest of the crawl state.

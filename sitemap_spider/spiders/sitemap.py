@@ -45,6 +45,7 @@ from sitemap_spider.report import CrawlReport
 from sitemap_spider.scheduler import StateScheduler
 from sitemap_spider.state import CrawlState
 from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
+from sitemap_spider.workers import Helper, Leader, Workers, for_crawler
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class SitemapSpider(Spider):
     crawl_state: CrawlState | SharedCrawl | None
     link_extractor: LinkExtractor
     link_finder: LinkFinder
+    workers: Workers | None
     _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
 
     @classmethod
@@ -145,6 +147,9 @@ class SitemapSpider(Spider):
         crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
         crawler.signals.connect(spider.renderer.log_unavailable, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
+        spider.workers = None if spider.crawl_state is not None else for_crawler(crawler, config, kwargs)
+        if spider.workers is not None:
+            spider.workers.attach(spider._request, spider.link_finder.met)
         spider._links_cache = WeakKeyDictionary()
         spider.link_extractor = LinkExtractor(
             tags=("a", "area", "frame", "iframe"),
@@ -177,11 +182,17 @@ class SitemapSpider(Spider):
         # Stats exist only once the crawl has started.
         assert self.crawler.stats is not None
         self.report = CrawlReport(self.crawler.stats, self.config.report_path, self.crawl_state)
+        if isinstance(self.workers, Helper):
+            self.report.forward = self.workers.send_exclusion
+        elif isinstance(self.workers, Leader):
+            self.workers.on_exclude = self.report.exclude
 
     async def start(self) -> AsyncIterator[Request]:
         shared = self.crawl_state if isinstance(self.crawl_state, SharedCrawl) else None
         if shared is not None and not shared.seeds:
             return  # the worker that started the shared crawl queues them
+        if isinstance(self.workers, Helper):
+            return  # the leader hands this process its URLs
         for url in self.target.start_urls:
             yield self._request(url)
         if shared is not None:
@@ -190,6 +201,8 @@ class SitemapSpider(Spider):
 
     async def parse(self, response: Response) -> AsyncIterator[Request | SitemapEntry]:
         """Judge one downloaded page, or send it to the browser first; follow its links."""
+        if self.workers is not None:
+            self.workers.response_seen()
         url = normalize_url(response.url, self.config.strip_params) or response.url
         if not self.target.site.in_scope(url):
             self.report.exclude(url, "offsite")
@@ -251,7 +264,7 @@ class SitemapSpider(Spider):
         href = canonical_from_html(response.selector)
         canonical = self._resolve(get_base_url(response), href) if href else facts["canonical"]
         if canonical is not None and canonical != url:
-            if site.in_scope(canonical):
+            if site.in_scope(canonical) and not self._hand_over(canonical, response):
                 yield self._request(canonical)
             if not self.config.include_canonicalised:
                 self.report.exclude(url, "canonical", f"names {canonical}")
@@ -324,10 +337,15 @@ class SitemapSpider(Spider):
         refresh = get_meta_refresh(response)[1]
         if refresh:
             hrefs.append(refresh)
-        for request in self._requests_for(hrefs):
+        for request in self._requests_for(hrefs, response):
             yield request
 
-    def _requests_for(self, hrefs: Iterable[str]) -> Iterator[Request]:
+    def _hand_over(self, url: str, response: Response, skip: str | None = None) -> bool:
+        """In a two-process crawl, send a URL the other process owns to it."""
+        workers = self.workers
+        return workers is not None and workers.hand_over(url, response.meta.get("depth", 0) + 1, skip)
+
+    def _requests_for(self, hrefs: Iterable[str], response: Response) -> Iterator[Request]:
         site = self.target.site
         offsite = 0
         for href in hrefs:
@@ -340,7 +358,9 @@ class SitemapSpider(Spider):
             if not site.in_scope(url):
                 offsite += 1
                 continue
-            yield self._request(url, self._skip_reason(url))
+            skip = self._skip_reason(url)
+            if not self._hand_over(url, response, skip):
+                yield self._request(url, skip)
         if offsite:
             self.crawler.stats.inc_value("sitemap/links/offsite", offsite)
 

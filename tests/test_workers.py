@@ -1,0 +1,193 @@
+"""Two crawling processes, one command: the same set and report as one process, nothing fetched twice."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from sitemap_spider.workers import owner
+from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
+from tests.fixture_site import build_generated_site
+from tests.sitemap_check import read_sitemap_set
+from tests.test_crawl import (
+    SiteCrawl,
+    assert_same_entries,
+    crawl_site,
+    published,
+    report_problems,
+    without_traps,
+)
+
+# The second process starts at the first look at the queue (after 32 pages).
+TWO = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"}
+PAGES = 1500
+
+
+def stats_value(stderr: str, key: str) -> int | None:
+    """A value from the last stats dump (the leader's, which counts both processes)."""
+    found = re.findall(rf"'{re.escape(key)}': (\d+)", stderr)
+    return int(found[-1]) if found else None
+
+
+def page_fetches(site: RunningSite) -> Counter[str]:
+    return Counter(r.target for r in site.server.requests if r.method == "GET" and r.target != "/robots.txt")
+
+
+@pytest.fixture(scope="module")
+def generated() -> Iterator[RunningSite]:
+    with serve_site(lambda origin, _other: build_generated_site(origin, PAGES)) as site:
+        yield site
+
+
+def test_owner_splits_urls_between_the_processes() -> None:
+    urls = [f"http://127.0.0.1:8000/p{i}.html" for i in range(10_000)]
+    counts = Counter(owner(url, 2) for url in urls)
+    assert set(counts) == {0, 1}
+    assert 0.45 < counts[0] / len(urls) < 0.55
+    assert all(owner(url, 2) == owner(url, 2) for url in urls[:100])
+    assert {owner(url, 1) for url in urls} == {0}
+
+
+def test_case_site_with_two_processes_matches_one_process(case_site: RunningSite, tmp_path: Path) -> None:
+    """Redirects, canonicals, meta refresh, robots, traps: every case of the fixture site split in two."""
+    one = crawl_site(case_site, tmp_path / "one", settings={"SITEMAP_WORKERS": "1"})
+    assert one.result.returncode == 0, one.result.describe()
+    two = crawl_site(case_site, tmp_path / "two", settings=TWO)
+    assert two.result.returncode == 0, two.result.describe()
+    assert "a second crawling process" in two.result.stderr, two.result.describe()
+    assert stats_value(two.result.stderr, "sitemap/workers") == 2
+    assert "[worker 2]" in two.result.stderr
+    urls = published(two)
+    assert_same_entries(without_traps(two.spec, urls), two.spec.expected_listed())
+    assert two.result.files() == one.result.files()
+    assert two.result.report is not None and one.result.report is not None
+    problems = report_problems(two.spec, two.result.report)
+    assert not problems, "\n".join(problems[:50])
+
+    def reasons(report: dict) -> set[tuple[str, str]]:  # type: ignore[type-arg]
+        return {(row["url"], row["reason"]) for row in report["excluded_urls"]}
+
+    assert reasons(two.result.report) == reasons(one.result.report)
+    # The same requests (each process reads robots.txt itself).
+    def fetched(crawl: SiteCrawl) -> Counter[str]:
+        return Counter(r.target for r in crawl.requests if r.target != "/robots.txt")
+
+    assert fetched(two) == fetched(one)
+
+
+def test_generated_site_two_processes_fetch_each_page_once(generated: RunningSite, tmp_path: Path) -> None:
+    generated.server.clear()
+    result = run_crawl(generated.start_url, tmp_path, settings=TWO, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert stats_value(result.stderr, "sitemap/workers") == 2
+    urls = read_sitemap_set(result.output_dir, generated.origin + "/")
+    assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
+    fetches = page_fetches(generated)
+    # Scrapy's RetryMiddleware fetches a failing page three times, in one process as in two.
+    retried = {target for target, route in generated.spec.routes.items() if route.status in (500, 502, 503, 504, 429)}
+    twice = {target: n for target, n in fetches.items() if n > 1 and target not in retried}
+    assert not twice, f"{len(twice)} pages fetched more than once: {sorted(twice)[:20]}"
+    assert result.report is not None
+    problems = report_problems(generated.spec, result.report)
+    assert not problems, "\n".join(problems[:50])
+    # Both processes fetched pages: the helper's responses are in the leader's count.
+    assert stats_value(result.stderr, "downloader/response_count") == sum(fetches.values()) + 2
+
+
+def test_a_small_site_stays_in_one_process(generated: RunningSite, tmp_path: Path) -> None:
+    result = run_crawl(generated.start_url, tmp_path, settings={"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "100000"})
+    assert result.returncode == 0, result.describe()
+    assert "[worker 2]" not in result.stderr
+    assert stats_value(result.stderr, "sitemap/workers") is None
+
+
+def _helper_pid(log: Path, deadline: float) -> int:
+    while time.monotonic() < deadline:
+        found = re.search(r"second crawling process \(pid (\d+)\)", log.read_text(errors="replace"))
+        if found:
+            return int(found.group(1))
+        time.sleep(0.05)
+    pytest.fail(f"no second process started:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (dead, not yet reaped by its parent) counts as gone.
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ")[1].startswith("Z"))
+
+
+def _start(site: RunningSite, tmp_path: Path, log: Path) -> subprocess.Popen[bytes]:
+    # A slow site (AutoThrottle off, few requests at once) leaves time to interrupt mid-crawl.
+    settings = {**TWO, "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "AUTOTHROTTLE_ENABLED": "False", "DOWNLOAD_DELAY": "0"}
+    args = crawl_command(site.start_url, tmp_path, settings=settings)
+    with open(log, "wb") as out:
+        return subprocess.Popen(args, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT)
+
+
+def test_a_helper_that_dies_loses_nothing(generated: RunningSite, tmp_path: Path) -> None:
+    log = tmp_path / "crawl.log"
+    crawl = _start(generated, tmp_path, log)
+    try:
+        pid = _helper_pid(log, time.monotonic() + 60)
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+        assert crawl.wait(timeout=300) == 0, log.read_text(errors="replace")[-4000:]
+    finally:
+        crawl.kill()
+    text = log.read_text(errors="replace")
+    assert "The second crawling process is gone" in text
+    assert stats_value(text, "sitemap/workers/lost") == 1
+    urls = read_sitemap_set(tmp_path / "sitemaps", generated.origin + "/")
+    assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
+
+
+@pytest.mark.parametrize("kill", [signal.SIGKILL, signal.SIGINT], ids=["sigkill", "ctrl-c"])
+def test_the_helper_ends_with_the_leader(generated: RunningSite, tmp_path: Path, kill: signal.Signals) -> None:
+    log = tmp_path / "crawl.log"
+    crawl = _start(generated, tmp_path, log)
+    try:
+        pid = _helper_pid(log, time.monotonic() + 60)
+        time.sleep(0.5)
+        crawl.send_signal(kill)  # to the leader alone, not to the process group
+        assert crawl.wait(timeout=60) != 0
+    finally:
+        crawl.kill()
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid), "the second process outlived the crawl"
+    assert not (tmp_path / "sitemaps" / "sitemap_index.xml").exists(), "an unfinished crawl published"
+
+
+def test_a_crawl_delay_keeps_the_crawl_in_one_process(tmp_path: Path) -> None:
+    def build(origin: str, _other: str):  # type: ignore[no-untyped-def]
+        spec = build_generated_site(origin, 200)
+        robots = spec.routes["/robots.txt"]
+        spec.routes["/robots.txt"] = replace(robots, body=robots.body.replace(b"User-agent: *\n", b"User-agent: *\nCrawl-delay: 0.01\n"))
+        return spec
+
+    with serve_site(build) as site:
+        result = run_crawl(site.start_url, tmp_path, settings=TWO, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert "Crawling in one process: robots.txt asks for a Crawl-delay" in result.stderr, result.describe()
+    assert "[worker 2]" not in result.stderr
+
+
+@pytest.mark.parametrize("value", ["3", "0", "many"])
+def test_a_bad_workers_setting_stops_the_crawl(value: str, tmp_path: Path) -> None:
+    result = run_crawl("http://127.0.0.1:9/", tmp_path, settings={"SITEMAP_WORKERS": value})
+    assert result.returncode == 2
+    assert "SITEMAP_WORKERS" in result.stderr
