@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
@@ -37,6 +37,8 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 MAX_WAIT_SECONDS = 3_600.0
 #: Component priority dicts among the defaults: merged into the project's own, not replaced by them.
 COMPONENT_SETTINGS = ("EXTENSIONS", "DOWNLOADER_MIDDLEWARES", "SPIDER_MIDDLEWARES", "ITEM_PIPELINES")
+
+_Number = TypeVar("_Number", int, float)
 
 
 class ConfigError(ValueError):
@@ -74,8 +76,8 @@ class SharedConfig:
             return None
         if urlsplit(url).scheme not in REDIS_SCHEMES:
             raise ConfigError("SITEMAP_REDIS_URL", f"needs a redis://, rediss:// or unix:// URL, got {url!r}")
-        idle = _float(settings, "SITEMAP_REDIS_IDLE_SECONDS", 0.1, 3600.0)
-        lease = _float(settings, "SITEMAP_REDIS_LEASE_SECONDS", 1.0, 86_400.0)
+        idle = _number(settings, "SITEMAP_REDIS_IDLE_SECONDS", float, 0.1, 3600.0)
+        lease = _number(settings, "SITEMAP_REDIS_LEASE_SECONDS", float, 1.0, 86_400.0)
         return cls(
             redis_url=url,
             crawl_id=_text(settings, "SITEMAP_CRAWL_ID"),
@@ -96,8 +98,8 @@ class PolitenessConfig:
     def from_settings(cls, settings: BaseSettings) -> PolitenessConfig:
         """``SITEMAP_MAX_CRAWL_DELAY`` and ``SITEMAP_MAX_BACKOFF``, in seconds."""
         return cls(
-            max_crawl_delay=_float(settings, "SITEMAP_MAX_CRAWL_DELAY", 0.0, MAX_WAIT_SECONDS),
-            max_backoff=_float(settings, "SITEMAP_MAX_BACKOFF", 0.0, MAX_WAIT_SECONDS),
+            max_crawl_delay=_number(settings, "SITEMAP_MAX_CRAWL_DELAY", float, 0.0, MAX_WAIT_SECONDS),
+            max_backoff=_number(settings, "SITEMAP_MAX_BACKOFF", float, 0.0, MAX_WAIT_SECONDS),
         )
 
 
@@ -142,8 +144,8 @@ class SitemapConfig:
         return cls(
             output_dir=Path(_text(settings, "SITEMAP_OUTPUT_DIR") or "sitemaps").absolute(),
             base_url=_base_url(settings),
-            max_urls=_int(settings, "SITEMAP_MAX_URLS", 1, PROTOCOL_MAX_URLS),
-            max_bytes=_int(settings, "SITEMAP_MAX_BYTES", MIN_MAX_BYTES, PROTOCOL_MAX_BYTES),
+            max_urls=_number(settings, "SITEMAP_MAX_URLS", int, 1, PROTOCOL_MAX_URLS),
+            max_bytes=_number(settings, "SITEMAP_MAX_BYTES", int, MIN_MAX_BYTES, PROTOCOL_MAX_BYTES),
             gzip=_bool(settings, "SITEMAP_GZIP"),
             validate=_bool(settings, "SITEMAP_VALIDATE"),
             report_path=Path(report).absolute() if report else None,
@@ -156,18 +158,18 @@ class SitemapConfig:
             include_canonicalised=_bool(settings, "SITEMAP_INCLUDE_CANONICALISED"),
             dedupe_content=_bool(settings, "SITEMAP_DEDUPE_CONTENT"),
             robots_agents=tuple(a.lower() for a in _strings(settings, "SITEMAP_ROBOTS_AGENTS")),
-            max_segment_repeats=_int(settings, "SITEMAP_MAX_SEGMENT_REPEATS", 1, 1_000),
+            max_segment_repeats=_number(settings, "SITEMAP_MAX_SEGMENT_REPEATS", int, 1, 1_000),
             rules=_rules(settings),
-            sort_run_size=_int(settings, "SITEMAP_SORT_RUN_SIZE", 1_000, 10_000_000),
+            sort_run_size=_number(settings, "SITEMAP_SORT_RUN_SIZE", int, 1_000, 10_000_000),
             stop_on_bad_input=_bool(settings, "SITEMAP_STOP_ON_BAD_INPUT"),
             render=_render_mode("SITEMAP_RENDER", settings.get("SITEMAP_RENDER")),
             browser_path=_text(settings, "SITEMAP_BROWSER_PATH"),
-            render_timeout=_float(settings, "SITEMAP_RENDER_TIMEOUT", 1.0, 600.0),
-            render_idle_timeout=_float(settings, "SITEMAP_RENDER_IDLE_TIMEOUT", 0.0, 60.0),
-            render_pages=_int(settings, "SITEMAP_RENDER_PAGES", 1, 64),
+            render_timeout=_number(settings, "SITEMAP_RENDER_TIMEOUT", float, 1.0, 600.0),
+            render_idle_timeout=_number(settings, "SITEMAP_RENDER_IDLE_TIMEOUT", float, 0.0, 60.0),
+            render_pages=_number(settings, "SITEMAP_RENDER_PAGES", int, 1, 64),
             politeness=PolitenessConfig.from_settings(settings),
             workers=_workers(settings, "SITEMAP_WORKERS"),
-            workers_after=_int(settings, "SITEMAP_WORKERS_AFTER", 0, 100_000_000),
+            workers_after=_number(settings, "SITEMAP_WORKERS_AFTER", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
         )
 
@@ -252,27 +254,20 @@ def _bool(settings: BaseSettings, name: str) -> bool:
         raise ConfigError(name, f"must be true or false, got {settings.get(name)!r}") from None
 
 
-def _int(settings: BaseSettings, name: str, low: int, high: int) -> int:
+def _number(settings: BaseSettings, name: str, kind: type[_Number], low: _Number, high: _Number) -> _Number:
+    """A setting read as ``kind`` (int: a whole number; float: any number), from ``low`` to ``high``."""
+    whole = kind is int
+    what = "a whole number" if whole else "a number"
+    spec = "," if whole else "g"  # 50,000 URLs; 0.1 seconds
     raw = settings.get(name)
     try:
-        value = int(raw)
+        value = kind(raw)
     except (TypeError, ValueError):
-        raise ConfigError(name, f"must be a whole number, got {raw!r}") from None
-    if isinstance(raw, float) and raw != value:
-        raise ConfigError(name, f"must be a whole number, got {raw!r}")
+        raise ConfigError(name, f"must be {what}, got {raw!r}") from None
+    if whole and isinstance(raw, float) and raw != value:  # int() would drop the fraction
+        raise ConfigError(name, f"must be {what}, got {raw!r}")
     if not low <= value <= high:
-        raise ConfigError(name, f"must be between {low:,} and {high:,}, got {value:,}")
-    return value
-
-
-def _float(settings: BaseSettings, name: str, low: float, high: float) -> float:
-    raw = settings.get(name)
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(name, f"must be a number, got {raw!r}") from None
-    if not low <= value <= high:
-        raise ConfigError(name, f"must be between {low:g} and {high:g}, got {value:g}")
+        raise ConfigError(name, f"must be between {low:{spec}} and {high:{spec}}, got {value:{spec}}")
     return value
 
 
@@ -280,7 +275,7 @@ def _workers(settings: BaseSettings, name: str) -> int:
     """A number of crawling processes, or "auto": one per core, at most two."""
     if str(settings.get(name)).strip().lower() == "auto":
         return max(1, min(2, os.cpu_count() or 1))
-    return _int(settings, name, 1, 2)
+    return _number(settings, name, int, 1, 2)
 
 
 def _render_mode(name: str, value: Any) -> str:
