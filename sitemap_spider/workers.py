@@ -26,12 +26,10 @@ helper dies, the leader crawls what it had handed over itself.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import multiprocessing
 import pickle
 import socket
-import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -39,12 +37,16 @@ from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider
 from scrapy.settings import BaseSettings, Settings
 
+from sitemap_spider.worker_channel import Channel, owner
+
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
     from scrapy.crawler import Crawler
 
     from sitemap_spider.config import SitemapConfig
+
+__all__ = ["WORKERS_STAT", "Helper", "Leader", "Workers", "for_crawler", "owner", "run_helper"]
 
 logger = logging.getLogger(__name__)
 
@@ -60,63 +62,6 @@ _CHECK_EVERY = 32
 _helper_socket: socket.socket | None = None
 
 
-def owner(url: str, workers: int) -> int:
-    """The process (0: leader) that fetches ``url``: a hash every process computes alike."""
-    return zlib.crc32(url.encode("utf-8")) % workers
-
-
-class _Channel:
-    """JSON lines both ways over a socket, read on the reactor's asyncio loop."""
-
-    def __init__(self, sock: socket.socket, on_message: Callable[[dict[str, Any]], None],
-                 on_lost: Callable[[], None]) -> None:
-        self._on_message = on_message
-        self._on_lost = on_lost
-        self._pending: list[bytes] = []
-        self._writer: asyncio.StreamWriter | None = None
-        self.closed = False
-        self._task = asyncio.ensure_future(self._run(sock))
-
-    async def _run(self, sock: socket.socket) -> None:
-        reader, writer = await asyncio.open_connection(sock=sock, limit=64 * 1024 * 1024)
-        self._writer = writer
-        for line in self._pending:
-            writer.write(line)
-        self._pending.clear()
-        try:
-            while line := await reader.readline():
-                self._on_message(json.loads(line))
-        except (ConnectionError, ValueError) as exc:
-            logger.warning("Worker connection broken: %s", exc)
-        finally:
-            if not self.closed:
-                self.closed = True
-                self._on_lost()
-
-    def send(self, message: dict[str, Any]) -> None:
-        if self.closed:
-            return
-        line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
-        if self._writer is None:
-            self._pending.append(line)
-        else:
-            self._writer.write(line)
-
-    async def drain(self) -> None:
-        """Wait until what was sent has left (before the process ends)."""
-        if self._writer is not None and not self.closed:
-            try:
-                await self._writer.drain()
-            except ConnectionError:
-                pass
-
-    def close(self) -> None:
-        self.closed = True
-        if self._writer is not None:
-            self._writer.close()
-        self._task.cancel()
-
-
 class Workers:
     """What both processes share: handing URLs over and taking them in."""
 
@@ -125,7 +70,7 @@ class Workers:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.channel: _Channel | None = None
+        self.channel: Channel | None = None
         self.sent = 0  # links handed to the other process
         self.received = 0  # links taken in from it
         self._make_request: Callable[[str, str | None], Request] | None = None
@@ -255,7 +200,7 @@ class Leader(Workers):
         self.process = process
         self.count = 2
         self._share_concurrency(max(1, per_domain - per_domain // 2))
-        self.channel = _Channel(ours, self._on_message, self._on_lost)
+        self.channel = Channel(ours, self._on_message, self._on_lost)
         if self.met is not None:
             # URLs this process requested before the helper existed stay its own: the helper
             # must not fetch the ones its hash gives it again when it meets links to them.
@@ -376,7 +321,7 @@ class Helper(Workers):
         crawler.signals.connect(self._on_closed, signal=signals.spider_closed)
 
     def _on_opened(self) -> None:
-        self.channel = _Channel(self._sock, self._on_message, self._on_lost)
+        self.channel = Channel(self._sock, self._on_message, self._on_lost)
 
     def send_entry(self, fields: dict[str, Any]) -> None:
         assert self.channel is not None
