@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
-from weakref import WeakKeyDictionary
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -16,8 +15,6 @@ from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, Redirec
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
-from scrapy.link import Link
-from scrapy.linkextractors import LinkExtractor
 from scrapy.settings import BaseSettings
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import get_base_url, get_meta_refresh
@@ -40,9 +37,9 @@ from sitemap_spider.pages import (
     robots_from_meta,
 )
 from sitemap_spider.pipelines import SitemapPipeline
-from sitemap_spider.renderer import NO_RENDER_META, RENDER_META, Renderer
 from sitemap_spider.report import CrawlReport
 from sitemap_spider.scheduler import StateScheduler
+from sitemap_spider.spiders.rendering_mixin import RenderingMixin
 from sitemap_spider.state import CrawlState
 from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
 from sitemap_spider.workers import Helper, Leader, Workers, for_crawler
@@ -58,7 +55,7 @@ _REPLACED_MIDDLEWARES = {
 }
 
 
-class SitemapSpider(Spider):
+class SitemapSpider(RenderingMixin, Spider):
     """Crawl one site breadth-first; yield a :class:`SitemapEntry` for each indexable page.
 
     ``-a url=`` one or more start URLs (one origin); ``-a public_url=`` the
@@ -69,12 +66,9 @@ class SitemapSpider(Spider):
     config: SitemapConfig
     target: CrawlTarget
     report: CrawlReport
-    renderer: Renderer
     crawl_state: CrawlState | SharedCrawl | None
-    link_extractor: LinkExtractor
     link_finder: LinkFinder
     workers: Workers | None
-    _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -137,26 +131,12 @@ class SitemapSpider(Spider):
         spider.config = config
         spider.target = target
         spider.crawl_state = cls._open_state(crawler, config, target)
-        spider.renderer = Renderer(
-            crawler,
-            target.render_mode(config),
-            browser,
-            idle_timeout=config.render_idle_timeout,
-            timeout=config.render_timeout,
-        )
+        spider._set_up_rendering(crawler, browser)
         crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
-        crawler.signals.connect(spider.renderer.log_unavailable, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
         spider.workers = None if spider.crawl_state is not None else for_crawler(crawler, config, kwargs)
         if spider.workers is not None:
             spider.workers.attach(spider._request, spider.link_finder.met)
-        spider._links_cache = WeakKeyDictionary()
-        spider.link_extractor = LinkExtractor(
-            tags=("a", "area", "frame", "iframe"),
-            attrs=("href", "src"),
-            canonicalize=False,
-            unique=True,
-        )
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
         return spider
@@ -221,24 +201,6 @@ class SitemapSpider(Spider):
         for result in self._judge(response, facts):
             yield result
 
-    def parse_rendered(self, response: Response) -> Iterator[Request | SitemapEntry]:
-        """Judge a page by the DOM the browser built; headers are the static fetch's."""
-        self.renderer.rendered()
-        facts: dict[str, Any] = response.meta[RENDER_META]
-        if not isinstance(response, TextResponse):
-            self.renderer.failed(facts["url"], "the browser returned no HTML")
-            yield self._static_request(facts["url"])
-            return
-        yield from self._judge(response, facts)
-
-    def on_render_error(self, failure: Failure) -> Iterator[Request]:
-        """A page the browser could not render is judged by its static HTML."""
-        request: Request = failure.request  # type: ignore[attr-defined]
-        url = request.meta[RENDER_META]["url"]
-        self.renderer.failed(url, failure.getErrorMessage())
-        yield self._static_request(url)
-        middlewares.mark_done(self, request)
-
     def _static_facts(self, response: TextResponse, url: str) -> dict[str, Any]:
         """What the static fetch says that rendering cannot change: the headers."""
         agents = self.config.robots_agents
@@ -301,26 +263,6 @@ class SitemapSpider(Spider):
             logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
             self.report.exclude(request.url, "error", failure.getErrorMessage())
         middlewares.mark_done(self, request)
-
-    def _links(self, response: TextResponse) -> list[Link]:
-        """The page's links, extracted once: the render decision may need them before _follow."""
-        links = self._links_cache.get(response)
-        if links is None:
-            links = self._links_cache[response] = self.link_extractor.extract_links(response)
-        return links
-
-    def _has_site_links(self, response: TextResponse) -> bool:
-        site = self.target.site
-        for link in self._links(response):
-            url = normalize_url(link.url, self.config.strip_params)
-            if url is not None and site.in_scope(site.to_crawl(url)):
-                return True
-        return False
-
-    def _static_request(self, url: str) -> Request:
-        request = self._request(url)
-        request.meta[NO_RENDER_META] = True
-        return request.replace(dont_filter=True)
 
     def _request(self, url: str, skip: str | None = None) -> Request:
         meta = {middlewares.SKIP_META: skip} if skip else None

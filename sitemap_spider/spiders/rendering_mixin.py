@@ -1,0 +1,101 @@
+"""The sitemap spider's render path: whether a page goes to the browser, and what comes back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+from scrapy import Request, signals
+from scrapy.http import Response, TextResponse
+from scrapy.linkextractors import LinkExtractor
+
+from sitemap_spider import middlewares
+from sitemap_spider.renderer import NO_RENDER_META, RENDER_META, Renderer
+from sitemap_spider.urls import normalize_url
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.link import Link
+    from twisted.python.failure import Failure
+
+    from sitemap_spider.browser import Browser
+    from sitemap_spider.config import CrawlTarget, SitemapConfig
+    from sitemap_spider.items import SitemapEntry
+
+
+class RenderingMixin:
+    """Rendering for :class:`~sitemap_spider.spiders.sitemap.SitemapSpider`.
+
+    The spider gives it ``config``, ``target``, ``_request`` (a request to parse)
+    and ``_judge`` (list a page and follow its links).
+    """
+
+    config: SitemapConfig
+    target: CrawlTarget
+    renderer: Renderer
+    link_extractor: LinkExtractor
+    _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
+
+    if TYPE_CHECKING:  # defined by the spider; declared here for the type checker
+
+        def _request(self, url: str, skip: str | None = None) -> Request: ...
+
+        def _judge(self, response: TextResponse, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]: ...
+
+    def _set_up_rendering(self, crawler: Crawler, browser: Browser | None) -> None:
+        """The renderer, and the link extractor its decision reads; once config and target are set."""
+        config = self.config
+        self.renderer = Renderer(
+            crawler,
+            self.target.render_mode(config),
+            browser,
+            idle_timeout=config.render_idle_timeout,
+            timeout=config.render_timeout,
+        )
+        crawler.signals.connect(self.renderer.log_unavailable, signal=signals.spider_closed)
+        self._links_cache = WeakKeyDictionary()
+        self.link_extractor = LinkExtractor(
+            tags=("a", "area", "frame", "iframe"),
+            attrs=("href", "src"),
+            canonicalize=False,
+            unique=True,
+        )
+
+    def parse_rendered(self, response: Response) -> Iterator[Request | SitemapEntry]:
+        """Judge a page by the DOM the browser built; headers are the static fetch's."""
+        self.renderer.rendered()
+        facts: dict[str, Any] = response.meta[RENDER_META]
+        if not isinstance(response, TextResponse):
+            self.renderer.failed(facts["url"], "the browser returned no HTML")
+            yield self._static_request(facts["url"])
+            return
+        yield from self._judge(response, facts)
+
+    def on_render_error(self, failure: Failure) -> Iterator[Request]:
+        """A page the browser could not render is judged by its static HTML."""
+        request: Request = failure.request  # type: ignore[attr-defined]
+        url = request.meta[RENDER_META]["url"]
+        self.renderer.failed(url, failure.getErrorMessage())
+        yield self._static_request(url)
+        middlewares.mark_done(self, request)
+
+    def _links(self, response: TextResponse) -> list[Link]:
+        """The page's links, extracted once: the render decision may need them before _follow."""
+        links = self._links_cache.get(response)
+        if links is None:
+            links = self._links_cache[response] = self.link_extractor.extract_links(response)
+        return links
+
+    def _has_site_links(self, response: TextResponse) -> bool:
+        site = self.target.site
+        for link in self._links(response):
+            url = normalize_url(link.url, self.config.strip_params)
+            if url is not None and site.in_scope(site.to_crawl(url)):
+                return True
+        return False
+
+    def _static_request(self, url: str) -> Request:
+        request = self._request(url)
+        request.meta[NO_RENDER_META] = True
+        return request.replace(dont_filter=True)
