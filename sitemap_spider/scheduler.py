@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 import pickle
+import tempfile
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
-from scrapy.core.scheduler import BaseScheduler
+from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.utils.request import request_from_dict
 
 if TYPE_CHECKING:
@@ -94,3 +95,31 @@ class StateScheduler(BaseScheduler):
     def __len__(self) -> int:
         assert self.state is not None
         return len(self._buffer) + self.state.pending()
+
+
+class SpillScheduler(Scheduler):
+    """Scrapy's scheduler, with its queue on disk in a temporary directory when there is no JOBDIR.
+
+    Without JOBDIR, Scrapy keeps every queued Request in memory, about 1.5 KB each: a
+    breadth-first crawl of a big site queues most of the site at once (a 200,000-page
+    site held over 280 MB after two minutes). Scrapy's own disk queues, the ones JOBDIR
+    uses, keep that memory flat; the directory is removed when the crawl closes.
+    """
+
+    def _dqdir(self, jobdir: str | None) -> str | None:
+        if jobdir:
+            return super()._dqdir(jobdir)
+        self._spill_dir = tempfile.TemporaryDirectory(prefix="sitemap-queue-")
+        return super()._dqdir(self._spill_dir.name)
+
+    def close(self, reason: str) -> Any:
+        try:
+            return super().close(reason)
+        finally:
+            spill = getattr(self, "_spill_dir", None)
+            if spill is not None:
+                spill.cleanup()
+            # The crawl is over: what the seen set held can serve publishing the sitemap.
+            fingerprints = getattr(self.df, "fingerprints", None)
+            if isinstance(fingerprints, set):
+                fingerprints.clear()

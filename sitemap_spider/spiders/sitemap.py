@@ -38,7 +38,7 @@ from sitemap_spider.pages import (
 )
 from sitemap_spider.pipelines import SitemapPipeline
 from sitemap_spider.report import CrawlReport
-from sitemap_spider.scheduler import StateScheduler
+from sitemap_spider.scheduler import SpillScheduler, StateScheduler
 from sitemap_spider.spiders.rendering_mixin import RenderingMixin
 from sitemap_spider.state import CrawlState
 from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
@@ -92,6 +92,9 @@ class SitemapSpider(RenderingMixin, Spider):
         elif settings.get("JOBDIR"):
             # Scrapy's JOBDIR queue is lost on SIGKILL while its seen set is not: keep both in SQLite.
             settings.set("SCHEDULER", StateScheduler, priority="addon")
+        else:
+            # The queue of a big site does not fit in memory (see SpillScheduler).
+            settings.set("SCHEDULER", SpillScheduler, priority="addon")
 
     @classmethod
     def check_start_up(
@@ -133,6 +136,8 @@ class SitemapSpider(RenderingMixin, Spider):
         spider.crawl_state = cls._open_state(crawler, config, target)
         spider._set_up_rendering(crawler, browser)
         crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
+        # Connected before the pipeline's handler, which publishes: it reuses this memory.
+        crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
         spider.workers = None if spider.crawl_state is not None else for_crawler(crawler, config, kwargs)
         if spider.workers is not None:
@@ -157,6 +162,9 @@ class SitemapSpider(RenderingMixin, Spider):
         state.start(fresh=state.start_urls() not in (None, list(target.start_urls)))
         state.set_start_urls(list(target.start_urls))
         return state
+
+    def _forget_links(self) -> None:
+        self.link_finder.met.clear()
 
     def _open_report(self) -> None:
         # Stats exist only once the crawl has started.

@@ -1,0 +1,32 @@
+"""The queue of a crawl without JOBDIR lives on disk (SpillScheduler), and is gone when the crawl ends."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from tests.crawl_fixtures import RunningSite, run_crawl
+from tests.sitemap_check import read_sitemap_set
+from tests.test_crawl import assert_same_entries, without_traps
+
+
+def _last_stat(stderr: str, key: str) -> int | None:
+    found = re.findall(rf"'{re.escape(key)}': (\d+)", stderr)
+    return int(found[-1]) if found else None
+
+
+def test_the_queue_goes_to_a_temporary_directory_and_is_removed(case_site: RunningSite, tmp_path: Path) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    result = run_crawl(case_site.start_url, tmp_path, settings={"SITEMAP_WORKERS": "1"}, env=env)
+    assert result.returncode == 0, result.describe()
+    enqueued = _last_stat(result.stderr, "scheduler/enqueued")
+    assert enqueued and enqueued > 100
+    # Requests that cannot be pickled would stay in memory; the crawl's own all go to disk.
+    assert _last_stat(result.stderr, "scheduler/enqueued/disk") == enqueued
+    assert _last_stat(result.stderr, "scheduler/enqueued/memory") is None
+    assert not list(temp.glob("sitemap-queue-*")), "the queue directory was left behind"
+    urls = read_sitemap_set(result.output_dir, case_site.origin + "/")
+    assert_same_entries(without_traps(case_site.spec, urls), case_site.spec.expected_listed())
