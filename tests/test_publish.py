@@ -245,3 +245,121 @@ def test_pages_with_the_same_content_are_listed_once_under_their_first_url(tmp_p
         "https://www.example.com/unknown",
         "https://www.example.com/unknown-too",
     ]
+
+
+def content_site(count: int) -> list[SitemapEntry]:
+    # Pages sharing content, repeated locs whose copies differ in digest and lastmod.
+    rng = random.Random(5)
+    entries = []
+    for i in range(count):
+        page = rng.randrange(count // 2)
+        entries.append(
+            SitemapEntry(
+                f"https://example.com/p/{page}",
+                lastmod=rng.choice([None, f"2024-05-{page % 28 + 1:02d}", "2024-05-01T10:20:30+02:00"]),
+                content_digest=rng.choice([None, f"d{page % 300}", f"d{rng.randrange(400)}"]),
+            )
+        )
+    return entries
+
+
+@pytest.mark.parametrize("run_size", [100_000, 97])
+def test_shared_digests_found_by_a_set_or_a_second_pass_give_the_same_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_size: int
+) -> None:
+    # Few pages sharing content: a set of their digests while writing. Too many for the set
+    # (MAX_SHARED_DIGESTS): a second pass over the unique lines. The same set either way.
+    from sitemap_spider.sitemaps import dedupe
+
+    entries = content_site(3000)
+    results = {}
+    for name, limit in (("set", dedupe.MAX_SHARED_DIGESTS), ("second-pass", 0)):
+        monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", limit)
+        monkeypatch.setattr(dedupe.shared_digests, "__defaults__", (limit,))
+        dropped: list[SitemapEntry] = []
+        with SitemapSetBuilder(OutputOptions(tmp_path / name, BASE, max_urls=500, sort_run_size=run_size)) as builder:
+            for entry in entries:
+                builder.add(entry)
+            results[name] = (builder.publish(dropped.append), dropped)
+    (first, first_dropped), (second, second_dropped) = results["set"], results["second-pass"]
+    assert snapshot(tmp_path / "set") == snapshot(tmp_path / "second-pass")
+    assert first.content_duplicates == second.content_duplicates > 100
+    assert first.duplicates == second.duplicates > 100
+    assert first_dropped == second_dropped
+    urls = read_sitemap_set(tmp_path / "set", BASE)
+    assert len(urls) == first.urls == len({entry.loc for entry in entries}) - first.content_duplicates
+
+
+def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -> None:
+    # scrapy publish's workers hand over sorted runs, with the sorted digest pairs of their
+    # entries; a run without its pairs is still deduplicated (by the second pass).
+    from sitemap_spider.sitemaps.dedupe import digest_pair
+    from sitemap_spider.sitemaps.sorting import encode_entry, sort_into_run
+
+    entries = content_site(2000)
+    expected_set = build_snapshot(tmp_path / "direct", entries)
+    for with_pairs in (True, False):
+        output = tmp_path / f"runs-{with_pairs}"
+        with SitemapSetBuilder(OutputOptions(output, BASE, max_urls=500)) as builder:
+            for part in (entries[:700], entries[700:]):
+                run, duplicates = sort_into_run([encode_entry(e) for e in part], builder.sort_dir, unique=False)
+                pairs = [digest_pair(e.content_digest, e.loc) for e in part if e.content_digest is not None]
+                pairs_run = sort_into_run(pairs, builder.sort_dir, unique=False)[0] if with_pairs else None
+                builder.add_sorted_run(run, len(part), duplicates, len(pairs), pairs_run)
+            builder.publish()
+        assert snapshot(output) == expected_set
+
+
+def build_snapshot(output: Path, entries: list[SitemapEntry]) -> dict[str, bytes]:
+    build(OutputOptions(output, BASE, max_urls=500), entries)
+    return snapshot(output)
+
+
+@pytest.mark.parametrize("gzip", [False, True])
+def test_shards_finished_by_worker_processes_are_those_finished_by_threads(tmp_path: Path, gzip: bool) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Pages sharing content too: with workers, half of the shared digests are found in one.
+    entries = site(1200) + content_site(600)
+    build(OutputOptions(tmp_path / "threads", BASE, max_urls=100, gzip=gzip), entries)
+    options = OutputOptions(tmp_path / "workers", BASE, max_urls=100, gzip=gzip)
+    with ProcessPoolExecutor(max_workers=2) as pool, SitemapSetBuilder(options) as builder:
+        for entry in entries:
+            builder.add(entry)
+        result = builder.publish(workers=pool, worker_count=2)
+    assert result.content_duplicates > 10
+    assert snapshot(tmp_path / "workers") == snapshot(tmp_path / "threads")
+    assert len(read_sitemap_set(tmp_path / "workers", BASE)) == result.urls
+
+
+def test_a_shard_that_fails_validation_in_a_worker_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from sitemap_spider.sitemaps.errors import SitemapValidationError
+
+    build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
+    before = snapshot(tmp_path)
+    # A <url> line the schema refuses, as a serializer bug would write it.
+    monkeypatch.setattr("sitemap_spider.sitemaps.publish.url_line", lambda *fields: "<url><loc>bad</loc></url>\n")
+    options = OutputOptions(tmp_path, BASE, max_urls=5)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        builder = SitemapSetBuilder(options)
+        for entry in site(40):
+            builder.add(entry)
+        with pytest.raises(SitemapValidationError, match="sitemap.xsd"):
+            builder.publish(workers=pool, worker_count=2)
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("gzip", [False, True])
+def test_shards_too_big_for_a_tree_are_compressed_and_validated_from_their_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gzip: bool
+) -> None:
+    entries = site(300)
+    build(OutputOptions(tmp_path / "trees", BASE, max_urls=100, gzip=gzip), entries)
+    monkeypatch.setattr("sitemap_spider.sitemaps.finisher.TREE_VALIDATION_MAX_BYTES", 1000)
+    build(OutputOptions(tmp_path / "files", BASE, max_urls=100, gzip=gzip), entries)
+    assert snapshot(tmp_path / "files") == snapshot(tmp_path / "trees")
+    assert len(read_sitemap_set(tmp_path / "files", BASE)) == len(expected(entries))

@@ -342,9 +342,10 @@ def test_big_gzipped_standard_input_is_spooled_to_the_workers(tmp_path: Path) ->
 
 
 def test_shards_compressed_after_writing_are_the_bytes_a_gzip_writer_makes(tmp_path: Path) -> None:
-    # Publishing writes plain shards and gzips them on a thread (writer.gzip_file); the
+    # Publishing writes plain shards and gzips them afterwards, from the bytes read back in one
+    # write (writer.write_document) or, past 8 MiB, from the file (writer.gzip_file); the
     # published bytes must stay those of a ShardWriter that compresses as it writes.
-    from sitemap_spider.sitemaps.writer import ShardWriter, gzip_file
+    from sitemap_spider.sitemaps.writer import ShardWriter, gzip_file, write_document
 
     entries = [SitemapEntry(f"{BASE}p/{i:07d}?q={i * 7919}", lastmod="2024-05-01") for i in range(60_000)]
     for name, compress in (("gz", True), ("plain", False)):
@@ -354,5 +355,38 @@ def test_shards_compressed_after_writing_are_the_bytes_a_gzip_writer_makes(tmp_p
             writer.write(entry)
         writer.close()
     for number in (1, 2):
-        gzip_file(tmp_path / "plain" / f"sitemap-0000{number}.xml", tmp_path / f"{number}.gz")
-        assert (tmp_path / f"{number}.gz").read_bytes() == (tmp_path / "gz" / f"sitemap-0000{number}.xml.gz").read_bytes()
+        plain = tmp_path / "plain" / f"sitemap-0000{number}.xml"
+        expected = (tmp_path / "gz" / f"sitemap-0000{number}.xml.gz").read_bytes()
+        gzip_file(plain, tmp_path / f"{number}.gz")
+        assert (tmp_path / f"{number}.gz").read_bytes() == expected
+        write_document(tmp_path / f"{number}-whole.gz", plain.read_bytes(), gzip=True)
+        assert (tmp_path / f"{number}-whole.gz").read_bytes() == expected
+
+
+def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path: Path) -> None:
+    # Lines of the crawl's shape (the fast paths), others (the general path), bad lines, pages
+    # sharing content and repeated URLs, parsed in chunks by worker processes: the set is the
+    # one a crawl's builder makes of the same entries, byte for byte.
+    lines = big_input(6000, bad_every=900)
+    entries = []
+    for i, line in enumerate(lines):
+        record = json.loads(line)
+        if i % 5 == 0:  # the crawl's shape, all five fields
+            record = {"loc": record["loc"], "lastmod": record.get("lastmod"), "changefreq": None,
+                      "priority": None, "content_digest": record.get("content_digest")}
+        elif i % 5 == 1:
+            record["priority"] = 0.5
+        lines[i] = json.dumps(record)
+        if not record["loc"].startswith("relative"):
+            entries.append(SitemapEntry(**record))
+    options = OutputOptions(tmp_path / "direct", BASE, max_urls=1000, gzip=True)
+    with SitemapSetBuilder(options) as builder:
+        for entry in entries:
+            builder.add(entry)
+        direct = builder.publish()
+    run = publish(tmp_path, write_lines(tmp_path / "e.jl", lines), "-s", "SITEMAP_SORT_RUN_SIZE=1000",
+                  "-s", "SITEMAP_MAX_URLS=1000", "-s", "SITEMAP_GZIP=true")
+    assert run.returncode == 0, run.describe()
+    assert snapshot(run.output_dir) == snapshot(tmp_path / "direct")
+    assert f"{direct.content_duplicates:,} page(s) with the content of another left out" in run.stdout
+    assert direct.content_duplicates > 1000

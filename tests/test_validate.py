@@ -210,3 +210,20 @@ def test_schemas_load_from_a_zipped_package(tmp_path: Path) -> None:
         check=True,
     )
     assert done.stdout.strip() == "2"
+
+
+def test_a_document_in_memory() -> None:
+    from sitemap_spider.sitemaps.validate import validate_document
+
+    assert validate_document(urlset(3), "s.xml") == 3
+    # Comments, processing instructions and blank text are no children.
+    data = URLSET_OPEN + b"<!-- c -->\n  <?pi x?>" + (URL % 1) + b"\n\n" + (URL % 2) + b"<!-- d -->" + URLSET_CLOSE
+    assert validate_document(data, "s.xml") == 2
+    with pytest.raises(SitemapValidationError, match=r"s\.xml: sitemap\.xsd: .*loc"):
+        validate_document(URLSET_OPEN + b"<url><loc>bad</loc></url>" + URLSET_CLOSE, "s.xml")
+    with pytest.raises(SitemapValidationError, match="more than 50000"):
+        validate_document(urlset(MAX_CHILDREN + 1), "s.xml")
+    with pytest.raises(SitemapValidationError, match="s.xml"):
+        validate_document(URLSET_OPEN + (URL % 1), "s.xml")  # cut short
+    with pytest.raises(SitemapValidationError, match="s.xml"):
+        validate_document(URLSET_OPEN + b"text" + (URL % 1) + URLSET_CLOSE, "s.xml")

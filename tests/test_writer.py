@@ -222,3 +222,63 @@ def test_shards_read_back_with_all_fields(tmp_path: Path) -> None:
     assert read_urlset(tmp_path / shard.name) == [
         {"loc": entry.loc, "lastmod": "2024-05-01", "changefreq": "monthly", "priority": "0.25"}
     ]
+
+
+def random_entries(count: int, seed: int) -> list[SitemapEntry]:
+    import random
+
+    rng = random.Random(seed)
+    return [
+        SitemapEntry(
+            f"https://example.com/{i:05d}/" + "x" * rng.choice([0, 5, 80, 400]),
+            lastmod=rng.choice([None, "2024-05-01", "2024-05-02T01:00:00+02:00", "2024-05-01T23:30:00Z"]),
+        )
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("max_urls", "max_bytes", "batch"),
+    [(50_000, 52_428_800, 97), (7, 52_428_800, 10), (100, FRAME + 2000, 33), (3, FRAME + 700, 1000), (1, FRAME + 600, 5)],
+)
+def test_lines_written_in_lists_make_the_shards_of_entries_written_one_by_one(
+    tmp_path: Path, max_urls: int, max_bytes: int, batch: int
+) -> None:
+    from sitemap_spider.sitemaps.xml import url_line
+
+    entries = random_entries(300, seed=max_urls + batch)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "lists").mkdir()
+    one = write_all(tmp_path / "one", entries, max_urls=max_urls, max_bytes=max_bytes, gzip=False)
+    writer = ShardWriter(tmp_path / "lists", max_urls=max_urls, max_bytes=max_bytes, gzip=False)
+    for start in range(0, len(entries), batch):
+        part = entries[start : start + batch]
+        writer.write_lines(
+            [url_line(e.loc, e.lastmod, e.changefreq, e.priority) for e in part], [e.lastmod or "" for e in part]
+        )
+    assert writer.close() == one
+    for shard in one:
+        assert (tmp_path / "lists" / shard.name).read_bytes() == (tmp_path / "one" / shard.name).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("lastmods", "newest"),
+    [
+        ([], None),
+        (["", ""], None),
+        (["2024-05-01", "", "2024-05-03", "2024-05-02"], "2024-05-03"),
+        (["2024-05-01T10:00:00Z", "2024-05-01T09:00:00Z"], "2024-05-01T10:00:00Z"),
+        (["2024-05-01T10:00:00+00:00", "2024-05-02T09:00:00+00:00"], "2024-05-02T09:00:00+00:00"),
+        # Not of one form: compared as instants, the first of equal ones kept.
+        (["2024-05-02T01:00:00+02:00", "2024-05-01T23:30:00Z"], "2024-05-01T23:30:00Z"),
+        (["2024-05-01T23:00:00+00:00", "2024-05-02T01:00:00+02:00"], "2024-05-01T23:00:00+00:00"),
+        (["2024-05-02T01:00:00+02:00", "2024-05-01T23:00:00+00:00"], "2024-05-02T01:00:00+02:00"),
+        (["2024-05-01", "2024-05-01T00:00:00Z"], "2024-05-01"),
+        (["2024-05-01T10:00:00+05:00", "2024-05-01T09:00:00+00:00"], "2024-05-01T09:00:00+00:00"),
+        (["2024-05-01T10:00:00.5Z", "2024-05-01T10:00:00.25Z"], "2024-05-01T10:00:00.5Z"),
+    ],
+)
+def test_newest_lastmod(lastmods: list[str], newest: str | None) -> None:
+    from sitemap_spider.sitemaps.writer import newest_lastmod
+
+    assert newest_lastmod(lastmods) == newest

@@ -100,11 +100,12 @@ class Command(ScrapyCommand):
                 return 1
             if ingest.builder is None:
                 raise EmptySitemapError("no valid entry in the input")
-            result = ingest.builder.publish()
+            result = ingest.publish()
         except (BadInput, EmptySitemapError, SitemapError, OSError, EOFError) as exc:
             print(f"error: nothing published: {exc}", file=sys.stderr)
             return 1
         finally:
+            ingest.close()
             if ingest.builder is not None:
                 ingest.builder.discard()  # a no-op after a successful publish
             ingest.report_hidden()

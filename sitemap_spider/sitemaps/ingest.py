@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from sitemap_spider.config import SitemapConfig
+from sitemap_spider.sitemaps.chunk import EncodedChunk, encode_chunk
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
-from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
-from sitemap_spider.sitemaps.sorting import Fields, encode_fields, sort_into_run
+from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
+from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.sorting import Fields, sort_into_run
 from sitemap_spider.sitemaps.xml import check_fields
 from sitemap_spider.urls import normalize_url, origin_of
 
@@ -47,6 +48,21 @@ class Ingest:
         self.config = config
         self.tally = Tally()
         self.builder: SitemapSetBuilder | None = None
+        # The worker processes, once started: they parse the input, then (idle otherwise)
+        # compress and validate the shards the builder writes.
+        self.pool: ProcessPoolExecutor | None = None
+        self.pool_size = 0
+
+    def publish(self) -> PublishResult:
+        """Publish the set of the entries taken so far (see ``SitemapSetBuilder.publish``)."""
+        assert self.builder is not None
+        return self.builder.publish(workers=self.pool, worker_count=self.pool_size)
+
+    def close(self) -> None:
+        """Stop the worker processes; idempotent."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
     def record(self, number: int, fields: dict[str, Any] | str) -> bool:
         """Add the entry of one record; False when the run must stop."""
@@ -72,7 +88,8 @@ class Ingest:
                 return False
         self.tally.bad += done.bad_count - len(done.bad)  # beyond the first ones: counted only
         if done.run is not None:
-            self.builder.add_sorted_run(Path(done.run), done.entries, done.duplicates, done.digests)
+            pairs = None if done.pairs is None else Path(done.pairs)
+            self.builder.add_sorted_run(Path(done.run), done.entries, done.duplicates, done.digests, pairs)
         return True
 
     def bad(self, number: int, reason: str) -> bool:
@@ -137,34 +154,27 @@ class ChunkResult:
     bad: list[tuple[int, str]]  # the first MAX_REPORTED_BAD_LINES, with their reasons
     bad_count: int
     run: str | None  # sorted run file in the builder's sort_dir; None when stopped or empty
+    pairs: str | None = None  # sorted digest pairs (dedupe.digest_pair) of the entries with a digest
 
 
 def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, stop: bool, spool: bool) -> ChunkResult:
     """Parse, check and encode the lines of ``length`` bytes of ``path`` from ``start``; sort them into a run."""
     lines = _read_lines(path, start, length, spool)
-    encoded: list[str] = []
-    bad: list[tuple[int, str]] = []
-    bad_count = digests = 0
-    for number, fields in READERS[kind](enumerate(lines, 1)):
-        try:
-            if isinstance(fields, str):
-                raise InvalidEntryError(fields)
-            loc, lastmod, changefreq, priority, digest = to_fields(fields)
-            check_fields(loc, lastmod, changefreq, priority)
-            encoded.append(encode_fields(loc, lastmod, changefreq, priority, digest))
-        except InvalidEntryError as exc:
-            bad_count += 1
-            if len(bad) < MAX_REPORTED_BAD_LINES:
-                bad.append((number, str(exc)))
-            if stop:
-                break
-        else:
-            digests += digest is not None
-    if not encoded or (stop and bad):
-        return ChunkResult(len(lines), 0, 0, 0, bad, bad_count, None)
+    done = encode_chunk(kind, lines, 1, stop)
+    return _sorted_runs(done, len(lines), Path(run_dir), stop, 1)
+
+
+def _sorted_runs(done: EncodedChunk, lines: int, run_dir: Path, stop: bool, first_number: int) -> ChunkResult:
+    bad = [(number - first_number + 1, reason) for number, reason in done.bad]
+    if not done.lines or (stop and bad):
+        return ChunkResult(lines, 0, 0, 0, bad, done.bad_count, None)
     # Repeated URLs are left for the final merge to drop (and count): one pass fewer here.
-    run, duplicates = sort_into_run(encoded, Path(run_dir), unique=False)
-    return ChunkResult(len(lines), len(encoded), duplicates, digests, bad, bad_count, str(run))
+    run, duplicates = sort_into_run(done.lines, run_dir, unique=False)
+    pairs = None
+    if done.pairs:
+        # A repeated line gives the same pair twice: dedupe.shared_digests skips it.
+        pairs = str(sort_into_run(done.pairs, run_dir, unique=False)[0])
+    return ChunkResult(lines, len(done.lines), duplicates, len(done.pairs), bad, done.bad_count, str(run), pairs)
 
 
 def _chunks(stream: io.BufferedIOBase, path: str | None, size: int, spool_dir: Path) -> Iterator[tuple[str, int, int, bool]]:
@@ -209,20 +219,23 @@ def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: st
         return
     stop = ingest.config.stop_on_bad_input
     workers = max(1, min(os.cpu_count() or 1, 8))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: collections.deque[Future[ChunkResult]] = collections.deque()
-        try:
-            for chunk in itertools.chain([first, following], chunks, [None]):
-                if chunk is not None:
-                    pending.append(pool.submit(parse_chunk, kind, *chunk[:3], str(sort_dir), stop, chunk[3]))
-                # Results are taken in input order: bad lines are numbered and reported in order,
-                # and in strict mode the first bad line of the input is the one that stops the run.
-                while pending and (chunk is None or len(pending) > workers):
-                    if not ingest.chunk(pending.popleft().result()):
-                        return
-        finally:
-            for job in pending:
-                job.cancel()
+    if ingest.pool is None:  # the caller stops it (Ingest.close), after publishing
+        ingest.pool = ProcessPoolExecutor(max_workers=workers)
+        ingest.pool_size = workers
+    pool = ingest.pool
+    pending: collections.deque[Future[ChunkResult]] = collections.deque()
+    try:
+        for chunk in itertools.chain([first, following], chunks, [None]):
+            if chunk is not None:
+                pending.append(pool.submit(parse_chunk, kind, *chunk[:3], str(sort_dir), stop, chunk[3]))
+            # Results are taken in input order: bad lines are numbered and reported in order,
+            # and in strict mode the first bad line of the input is the one that stops the run.
+            while pending and (chunk is None or len(pending) > workers):
+                if not ingest.chunk(pending.popleft().result()):
+                    return
+    finally:
+        for job in pending:
+            job.cancel()
 
 
 def _read_lines(path: str, start: int, length: int, spooled: bool) -> list[bytes]:
@@ -239,7 +252,11 @@ def _read_lines(path: str, start: int, length: int, spooled: bool) -> list[bytes
 
 
 def _ingest_here(ingest: Ingest, kind: str, path: str, start: int, length: int, spooled: bool) -> None:
+    assert ingest.builder is not None
     lines = _read_lines(path, start, length, spooled)
-    for number, fields in READERS[kind](enumerate(lines, ingest.tally.lines + 1)):
-        if not ingest.record(number, fields):
-            return
+    first = ingest.tally.lines + 1
+    stop = ingest.config.stop_on_bad_input
+    done = encode_chunk(kind, lines, first, stop)
+    # Lines are counted up to the last one that was an entry or a bad line, as when they
+    # are read one by one (blank lines and comments at the end are not).
+    ingest.chunk(_sorted_runs(done, max(0, done.last_record - first + 1), ingest.builder.sort_dir, stop, first))

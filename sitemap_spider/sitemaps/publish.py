@@ -7,22 +7,31 @@ validation, all inside a staging directory; only a complete, valid set is moved 
 
 from __future__ import annotations
 
+import itertools
 import logging
-import tempfile
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
 from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.dedupe import (
+    MAX_SHARED_DIGESTS,
+    digest_pair,
+    shared_digests,
+    shared_digests_in,
+    split_key,
+    without_content_duplicates,
+)
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
+from sitemap_spider.sitemaps.finisher import ShardFinisher
 from sitemap_spider.sitemaps.sorting import (
+    MAX_MERGE_FAN_IN,
     ExternalSorter,
     LineSorter,
     decode_entry,
-    decode_fields,
     encode_fields,
 )
 from sitemap_spider.sitemaps.storage import SitemapStorage
@@ -32,16 +41,25 @@ from sitemap_spider.sitemaps.writer import (
     MAX_URLS_PER_SITEMAP,
     ShardInfo,
     ShardWriter,
-    gzip_file,
     shard_name,
     write_index,
 )
-from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, check_entry, check_fields, check_loc
+from sitemap_spider.sitemaps.xml import (
+    URLSET_CLOSE,
+    URLSET_OPEN,
+    check_entry,
+    check_fields,
+    check_loc,
+    escape,
+    url_line,
+    xml_lastmod,
+)
 
 logger = logging.getLogger(__name__)
 
 INDEX_NAME = "sitemap_index.xml"
 _SORT_DIR = "sort-runs"
+_PAIRS_RUN_SIZE = 25_000
 
 
 @dataclass(frozen=True)
@@ -95,12 +113,18 @@ class SitemapSetBuilder:
             sort_dir = self._staging / _SORT_DIR
             sort_dir.mkdir()
             self._sorter = ExternalSorter(sort_dir, run_size=options.sort_run_size)
+            # "+digest<TAB>loc" of every entry with a content digest (see dedupe.py); a crawl adds
+            # them one by one, and a smaller buffer than the entries' keeps its memory near
+            # what it was without them.
+            self._pairs = LineSorter(sort_dir, min(options.sort_run_size, _PAIRS_RUN_SIZE), unique=False)
         except BaseException:
             self._storage.discard(self._staging)
             raise
         self._done = False
         self._content_duplicates = 0
+        self._duplicates = 0  # repeated locs dropped while writing
         self._digests = 0  # entries added with a content_digest
+        self._all_pairs = True  # every one of them is in self._pairs
 
     @property
     def added(self) -> int:
@@ -115,6 +139,7 @@ class SitemapSetBuilder:
         self._sorter.add(entry)
         if entry.content_digest is not None:
             self._digests += 1
+            self._pairs.add_line(digest_pair(entry.content_digest, entry.loc))
 
     def add_fields(
         self,
@@ -131,31 +156,49 @@ class SitemapSetBuilder:
         self._sorter.add_line(encode_fields(loc, lastmod, changefreq, priority, content_digest))
         if content_digest is not None:
             self._digests += 1
+            self._pairs.add_line(digest_pair(content_digest, loc))
 
     @property
     def sort_dir(self) -> Path:
         """Where ``add_sorted_run`` files must be made (inside the staging directory)."""
         return self._staging / _SORT_DIR
 
-    def add_sorted_run(self, path: Path, entries: int, duplicates: int, digests: int) -> None:
+    def add_sorted_run(
+        self, path: Path, entries: int, duplicates: int, digests: int, pairs: Path | None = None
+    ) -> None:
         """Take a run file that another process made of checked entries.
 
         Its lines come from ``encode_fields`` of entries that passed ``check_fields``, sorted by
         ``sorting.sort_into_run`` in ``sort_dir``: this is how ``scrapy publish`` parses and
-        checks big inputs on every core.
+        checks big inputs on every core. ``pairs``, in ``sort_dir`` too, has the sorted
+        ``dedupe.digest_pair`` lines of the ``digests`` entries with a content digest; without
+        it, pages with the same content are found by a slower second pass.
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
-        if Path(path).parent != self.sort_dir:
-            raise SitemapError(f"{path} is not in {self.sort_dir}")
+        for run in (path, pairs):
+            if run is not None and Path(run).parent != self.sort_dir:
+                raise SitemapError(f"{run} is not in {self.sort_dir}")
         self._sorter.add_run(path, entries, duplicates)
         self._digests += digests
+        if pairs is not None:
+            self._pairs.add_run(pairs, digests, 0)
+        elif digests:
+            self._all_pairs = False
 
-    def publish(self, on_content_duplicate: Callable[[SitemapEntry], None] | None = None) -> PublishResult:
+    def publish(
+        self,
+        on_content_duplicate: Callable[[SitemapEntry], None] | None = None,
+        *,
+        workers: Executor | None = None,
+        worker_count: int = 0,
+    ) -> PublishResult:
         """Write, validate and move the set into place; on any error publish nothing.
 
         Of entries sharing a ``content_digest`` only the first in loc order is
-        written; ``on_content_duplicate`` is told of each other one.
+        written; ``on_content_duplicate`` is told of each other one. ``workers`` (a pool of
+        ``worker_count`` processes) compress and validate the shards; without it, a thread
+        of this process does.
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: publish() after publish() or discard()")
@@ -164,9 +207,10 @@ class SitemapSetBuilder:
                 raise EmptySitemapError(
                     f"no sitemap entry to publish; {self.options.output_dir} left as it was"
                 )
-            shards = self._write_shards(on_content_duplicate)
+            shards = self._write_shards(on_content_duplicate, workers, worker_count)
             write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
             self._sorter.close()
+            self._pairs.close()
             if self.options.validate:
                 self._validate(shards)
             self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME)
@@ -179,7 +223,7 @@ class SitemapSetBuilder:
             index_url=self.options.base_url + INDEX_NAME,
             files=len(shards),
             urls=sum(shard.urls for shard in shards),
-            duplicates=self._sorter.duplicates,
+            duplicates=self._sorter.duplicates + self._duplicates,
             content_duplicates=self._content_duplicates,
         )
         logger.info(
@@ -191,25 +235,43 @@ class SitemapSetBuilder:
         )
         return result
 
-    def _write_shards(self, on_content_duplicate: Callable[[SitemapEntry], None] | None) -> list[ShardInfo]:
+    def _write_shards(
+        self,
+        on_content_duplicate: Callable[[SitemapEntry], None] | None,
+        workers: Executor | None,
+        worker_count: int,
+    ) -> list[ShardInfo]:
         options = self.options
-        finisher = _ShardFinisher(self._staging, gzip=options.gzip, validate=options.validate)
+        finisher = ShardFinisher(
+            self._staging,
+            gzip=options.gzip,
+            validate=options.validate,
+            workers=workers,
+            # Every worker busy with a shard while the next one is assembled here.
+            in_flight=worker_count + 1 if workers is not None else 2,
+        )
         writer = ShardWriter(
             self._staging,
             max_urls=options.max_urls,
             max_bytes=options.max_bytes,
-            gzip=False,  # the finisher compresses each shard on its thread
+            gzip=False,  # the finisher compresses each shard, in the background
             on_close=finisher.submit,
             durable=not options.gzip,  # a plain file that is compressed next needs no fsync
         )
-        lines = self._sorter.iter_unique_lines()
-        if self._digests:
-            lines = self._without_content_duplicates(lines, on_content_duplicate)
         try:
-            write = writer.write_fields
-            for line in lines:
-                loc, lastmod, changefreq, priority, _ = decode_fields(line)
-                write(loc, lastmod, changefreq, priority)
+            shared = self._shared_digests(workers)
+            if shared is None:  # too many pages share content for a set: a second pass
+                lines = without_content_duplicates(
+                    self._sorter.iter_unique_lines(),
+                    self.sort_dir,
+                    options.sort_run_size,
+                    lambda line: self._content_duplicate(line, on_content_duplicate),
+                )
+                blocks: Iterable[list[str]] = iter(lambda: list(itertools.islice(lines, 4096)), [])
+                shared = set()
+            else:
+                blocks = self._sorter.iter_blocks()
+            self._write_blocks(writer, blocks, shared, on_content_duplicate)
             writer.close()
             return finisher.results()
         except BaseException:
@@ -217,52 +279,81 @@ class SitemapSetBuilder:
             finisher.cancel()
             raise
 
-    def _without_content_duplicates(
-        self, lines: Iterator[str], on_content_duplicate: Callable[[SitemapEntry], None] | None
-    ) -> Iterator[str]:
-        """Drop every line whose digest an earlier loc has, in bounded memory.
+    def _shared_digests(self, workers: Executor | None) -> set[str] | None:
+        """The ``+digest`` of pages with the same content as another (none without digests);
+        None when there are too many to hold."""
+        if not self._digests:
+            return set()
+        if not self._all_pairs:
+            return None
+        if workers is None or len(self._pairs.runs) + 1 > MAX_MERGE_FAN_IN:
+            return shared_digests(self._pairs.iter_blocks())
+        # The two halves of the digests at once: one in a worker process, one here.
+        runs = self._pairs.run_files()
+        split = split_key(runs)
+        names = [str(run) for run in runs]
+        if split is None:
+            return shared_digests_in(names, None, None)
+        low = workers.submit(shared_digests_in, names, None, split)
+        high = shared_digests_in(names, split, None)
+        found = low.result()
+        if found is None or high is None or len(found) + len(high) > MAX_SHARED_DIGESTS:
+            return None
+        return found | high
 
-        A set of all digests would grow with the site; instead the unique lines are kept in
-        a file while ``digest<TAB>loc`` pairs are sorted on disk, which groups each digest's
-        locs in loc order: all but the first of a group are dropped.
-        """
-        work_dir = self._staging / _SORT_DIR
-        run_size = self.options.sort_run_size
-        by_digest = LineSorter(work_dir, run_size, unique=False)
-        fd, name = tempfile.mkstemp(prefix="unique-", suffix=".tsv", dir=work_dir)
-        with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
-            for line in lines:
-                out.write(line + "\n")
-                digest = line[line.rindex("\t") + 1 :]
-                if digest != "-":  # "+digest" when present
-                    loc = line[: line.index("\t")]
-                    by_digest.add_line(f"{digest[1:]}\t{loc}")
-        dropped = LineSorter(work_dir, run_size)
+    def _write_blocks(
+        self,
+        writer: ShardWriter,
+        blocks: Iterable[list[str]],
+        shared: set[str],
+        on_content_duplicate: Callable[[SitemapEntry], None] | None,
+    ) -> None:
+        """Write sorted run lines: the first of each loc, and of each shared digest."""
+        # The one loop that runs once per published URL: inlined, with the common entry (a
+        # loc, maybe a lastmod) formatted by one f-string.
         previous = None
-        for pair in by_digest.iter_unique_lines():
-            digest, _, loc = pair.partition("\t")
-            if digest == previous:
-                dropped.add_line(loc)
-            previous = digest
-        by_digest.close()
-        drops = dropped.iter_unique_lines()
-        next_drop = next(drops, None)
-        prefix = None if next_drop is None else next_drop + "\t"
-        try:
-            with open(name, encoding="utf-8", errors="surrogateescape", newline="\n") as unique:
-                for raw in unique:
-                    line = raw[:-1]
-                    if prefix is not None and line.startswith(prefix):
-                        self._content_duplicates += 1
-                        if on_content_duplicate is not None:
-                            on_content_duplicate(decode_entry(line))
-                        next_drop = next(drops, None)
-                        prefix = None if next_drop is None else next_drop + "\t"
+        seen: set[str] = set()
+        for block in blocks:
+            lines: list[str] = []
+            lastmods: list[str] = []
+            # Escaping is the exception: decided once for the block.
+            text = "".join(block)
+            special = "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+            for line in block:
+                loc, lastmod, changefreq, priority, digest = line.split("\t")
+                if loc == previous:
+                    self._duplicates += 1
+                    continue
+                previous = loc
+                if digest in shared:
+                    if digest in seen:
+                        self._content_duplicate(line, on_content_duplicate)
                         continue
-                    yield line
-        finally:
-            dropped.close()
-            Path(name).unlink(missing_ok=True)
+                    seen.add(digest)
+                lastmod = lastmod[1:]  # "" when absent ("-")
+                if changefreq == "-" and priority == "-":
+                    xml_loc = escape(loc) if special else loc
+                    if not lastmod:
+                        lines.append(f"<url><loc>{xml_loc}</loc></url>\n")
+                    else:
+                        value = lastmod if len(lastmod) < 17 or lastmod[16] == ":" else xml_lastmod(lastmod)
+                        lines.append(f"<url><loc>{xml_loc}</loc><lastmod>{value}</lastmod></url>\n")
+                else:
+                    lines.append(
+                        url_line(
+                            loc,
+                            lastmod or None,
+                            None if changefreq == "-" else changefreq[1:],
+                            None if priority == "-" else float(priority[1:]),
+                        )
+                    )
+                lastmods.append(lastmod)
+            writer.write_lines(lines, lastmods)
+
+    def _content_duplicate(self, line: str, callback: Callable[[SitemapEntry], None] | None) -> None:
+        self._content_duplicates += 1
+        if callback is not None:
+            callback(decode_entry(line))
 
     def _validate(self, shards: list[ShardInfo]) -> None:
         # Shards were validated by the finisher as they were written; the index is left.
@@ -275,6 +366,7 @@ class SitemapSetBuilder:
             return
         self._done = True
         self._sorter.close()
+        self._pairs.close()
         self._storage.discard(self._staging)
 
     def __enter__(self) -> Self:
@@ -287,56 +379,3 @@ class SitemapSetBuilder:
         traceback: TracebackType | None,
     ) -> None:
         self.discard()
-
-
-class _ShardFinisher:
-    """Compress (gzip) and validate each shard on a thread while the next one is written.
-
-    zlib and lxml release the GIL while they work, so this runs beside the Python work of
-    merging and formatting entries: publishing with gzip and validation takes about the
-    time of the slower of the two instead of their sum.
-    """
-
-    def __init__(self, directory: Path, *, gzip: bool, validate: bool) -> None:
-        self.directory = directory
-        self.gzip = gzip
-        self.validate = validate
-        self._pool: ThreadPoolExecutor | None = None
-        self._jobs: list[Future[ShardInfo]] = []
-        self._checked = 0  # jobs known to have succeeded
-
-    def submit(self, shard: ShardInfo) -> None:
-        """Finish ``shard``, a complete plain file in ``directory``, in the background."""
-        # A failure stops the writing as soon as it is known (jobs finish in order: one thread).
-        while self._checked < len(self._jobs) and self._jobs[self._checked].done():
-            self._jobs[self._checked].result()
-            self._checked += 1
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sitemap-finisher")
-        self._jobs.append(self._pool.submit(self._finish, shard))
-
-    def _finish(self, shard: ShardInfo) -> ShardInfo:
-        path = self.directory / shard.name
-        if self.gzip:
-            target = path.with_name(shard.name + ".gz")
-            gzip_file(path, target)
-            path.unlink()
-            path, shard = target, replace(shard, name=target.name)
-        if self.validate:
-            # Beyond the XSD, the count read back must be the count written.
-            found = validate_file(path)
-            if found != shard.urls:
-                raise SitemapValidationError(f"{shard.name}: {found} <url> read back, {shard.urls} written")
-        return shard
-
-    def results(self) -> list[ShardInfo]:
-        """Wait for every shard; the finished shards in order, or the first failure."""
-        try:
-            return [job.result() for job in self._jobs]
-        finally:
-            self.cancel()
-
-    def cancel(self) -> None:
-        """Stop: drop the shards not started, wait for the one in progress; idempotent."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)

@@ -31,9 +31,14 @@ logger = logging.getLogger(__name__)
 # More open run files than this are first merged into fewer, bigger runs, to stay well
 # below the usual limit of 1,024 open files per process.
 MAX_MERGE_FAN_IN = 128
-# Characters of run files held in memory while merging, shared by all runs being merged.
-_MERGE_MEMORY = 8 * 1024 * 1024
+# Characters of run files held in memory while merging, shared by all runs being merged (the
+# lines of a block, as str objects, take about twice that); bigger blocks save little time.
+_MERGE_MEMORY = 2 * 1024 * 1024
 _MIN_BLOCK_CHARS = 16 * 1024
+# Sources merged by one merge_blocks; more are merged in groups first.
+_MERGE_GROUP = 12
+# Lines joined into one write when a run is written.
+_WRITE_BLOCK_LINES = 16 * 1024
 _ABSENT = "-"
 _PRESENT = "+"
 
@@ -97,8 +102,12 @@ def _write_run(lines: Iterable[str], work_dir: Path) -> Path:
     fd, name = tempfile.mkstemp(prefix="sort-run-", suffix=".tsv", dir=work_dir)
     # surrogateescape: a run file must hold whatever str it is given, checked or not.
     with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
-        # One join and write per run beats two write() calls per line.
-        out.writelines(line + "\n" for line in lines)
+        # Joined in C, a block at a time (lines may be a merge that does not fit in memory):
+        # a Python step per line costs as much as the sort.
+        remaining = iter(lines)
+        while block := list(itertools.islice(remaining, _WRITE_BLOCK_LINES)):
+            out.write("\n".join(block))
+            out.write("\n")
     logger.debug("Wrote sort run %s", name)
     return Path(name)
 
@@ -122,7 +131,7 @@ def sort_into_run(lines: list[str], work_dir: Path, *, unique: bool = True) -> t
     return _write_run(kept, work_dir), len(lines) - len(kept)
 
 
-def _read_blocks(path: Path, size: int) -> Iterator[list[str]]:
+def read_blocks(path: Path, size: int) -> Iterator[list[str]]:
     """The lines of a run file (without newlines), a list of about ``size`` characters at a time."""
     with open(path, encoding="utf-8", errors="surrogateescape", newline="\n") as run:
         rest = ""
@@ -237,11 +246,19 @@ class LineSorter:
             self.duplicates += duplicates
 
     def _merged(self, runs: list[Path], buffer: list[str]) -> Iterator[str]:
+        return itertools.chain.from_iterable(self._merged_blocks(runs, buffer))
+
+    def _merged_blocks(self, runs: list[Path], buffer: list[str]) -> Iterator[list[str]]:
         # Blocks small enough that all runs' blocks together stay within _MERGE_MEMORY.
         size = max(_MIN_BLOCK_CHARS, _MERGE_MEMORY // (len(runs) + 1))
-        sources = [_read_blocks(path, size) for path in runs]
+        sources = [read_blocks(path, size) for path in runs]
         sources.append(_list_blocks(buffer, max(1, size // 64)))
-        return itertools.chain.from_iterable(merge_blocks(sources))
+        # A round of merge_blocks looks at every source and emits about one block: with many
+        # sources (small blocks) that is many rounds of many steps. Merged in groups first,
+        # then the groups, no round looks at more than a few.
+        while len(sources) > _MERGE_GROUP:
+            sources = [merge_blocks(sources[at : at + _MERGE_GROUP]) for at in range(0, len(sources), _MERGE_GROUP)]
+        return merge_blocks(sources)
 
     def _reduce_runs(self) -> None:
         # Merge the oldest runs into one until few enough files are left to open at once.
@@ -266,6 +283,40 @@ class LineSorter:
         else:
             yield from self._unique(self._merged(self._runs, self._buffer))
         self._buffer = []
+
+    def iter_blocks(self) -> Iterator[list[str]]:
+        """Yield every line, sorted, a list at a time, without dropping repeated keys.
+
+        For callers that look at each line anyway (the publishing loop): the lines of a key
+        are adjacent, the one ``iter_unique_lines`` keeps first, and dropping the others (and
+        counting them) is left to the caller, which saves a pass. Can be called once, as
+        ``iter_unique_lines``, instead of it.
+        """
+        if self._finished:
+            raise SitemapError(f"{type(self).__name__}: iter_unique() can be called only once")
+        self._finished = True
+        self._buffer.sort()
+        self._reduce_runs()
+        if not self._runs:
+            yield from _list_blocks(self._buffer, _MIN_BLOCK_CHARS // 16)
+        else:
+            yield from self._merged_blocks(self._runs, self._buffer)
+        self._buffer = []
+
+    @property
+    def runs(self) -> list[Path]:
+        """The run files written so far."""
+        return list(self._runs)
+
+    def run_files(self) -> list[Path]:
+        """The sorted run files of every line added (what is buffered is written as one more),
+        for a reader that merges them elsewhere; no line can be added afterwards."""
+        if self._finished:
+            raise SitemapError(f"{type(self).__name__}: run_files() after iteration or close()")
+        self._finished = True
+        if self._buffer:
+            self._spill()
+        return list(self._runs)
 
     def close(self) -> None:
         """Remove the run files; idempotent."""

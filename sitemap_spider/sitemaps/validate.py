@@ -12,6 +12,7 @@ import importlib.resources
 import io
 import logging
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -66,10 +67,14 @@ def _open(path: Path) -> io.BufferedIOBase:
     return open(path, "rb")
 
 
-def _root_kind(path: Path) -> str:
+# How a document is read: called for each pass over it.
+Opener = Callable[[], io.BufferedIOBase]
+
+
+def _root_kind(path: Path | str, opener: Opener) -> str:
     """Return "urlset" or "sitemapindex" from the root element, reading only the file's head."""
     try:
-        with _open(path) as stream:
+        with opener() as stream:
             reader = _CountingReader(stream, MAX_UNCOMPRESSED_BYTES, str(path))
             events = etree.iterparse(reader, events=("start",), no_network=True)
             _, root = next(events)
@@ -96,14 +101,23 @@ def validate_file(path: Path) -> int:
     path = Path(path)
     data = _small_document(path)
     if data is not None:
-        count = _count_if_valid(data)
-        if count is not None:
-            return count
-    # Invalid, or too big for a tree: the streaming validation finds and names the problem.
-    count = _validate_streaming(path)
-    if data is not None:  # never expected: both validate with the same libxml2 and XSD
-        raise SitemapValidationError(f"{path}: rejected when validated whole, accepted when streamed")
-    return count
+        return validate_document(data, path)
+    # Too big for a tree: streamed in constant memory.
+    return _validate_streaming(path, functools.partial(_open, path))
+
+
+def validate_document(data: bytes, name: Path | str) -> int:
+    """``validate_file`` for the uncompressed bytes of a document already in memory.
+
+    Validated as a tree: meant for documents of at most TREE_VALIDATION_MAX_BYTES.
+    """
+    count = _count_if_valid(data)
+    if count is not None:
+        return count
+    # Invalid: the streaming validation finds and names the problem.
+    _validate_streaming(name, functools.partial(io.BytesIO, data))
+    # Never expected: both validate with the same libxml2 and XSD.
+    raise SitemapValidationError(f"{name}: rejected when validated whole, accepted when streamed")
 
 
 def _small_document(path: Path) -> bytes | None:
@@ -120,30 +134,38 @@ def _small_document(path: Path) -> bytes | None:
 
 def _count_if_valid(data: bytes) -> int | None:
     """The number of children of a valid document, or None if it is not valid."""
+    # A parser per call: a parser object must not be used by two threads at once. Blank text
+    # between elements, comments and processing instructions are left out of the tree: the
+    # schema ignores them (libxml2 keeps the blank text of an element that has nothing else),
+    # building and validating the tree is faster without them, and the root's children are
+    # then its elements only.
+    parser = etree.XMLParser(
+        no_network=True, huge_tree=False, remove_blank_text=True, remove_comments=True, remove_pis=True
+    )
     try:
-        # A parser per call: a parser object must not be used by two threads at once.
-        root = etree.fromstring(data, etree.XMLParser(no_network=True, huge_tree=False))
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError:
         return None
     qname = etree.QName(root)
     if qname.localname not in _KINDS or qname.namespace != SITEMAP_NAMESPACE:
         return None
-    schema_name, child = _KINDS[qname.localname]
+    schema_name, _ = _KINDS[qname.localname]
     if not load_schema(schema_name).validate(root):
         return None
-    count = sum(1 for _ in root.iterchildren(f"{{{SITEMAP_NAMESPACE}}}{child}"))
+    # Valid: every child is a <url> (or a <sitemap>), the one element the schema allows there.
+    count = len(root)
     return count if count <= MAX_CHILDREN else None
 
 
-def _validate_streaming(path: Path) -> int:
-    kind = _root_kind(path)
+def _validate_streaming(path: Path | str, opener: Opener) -> int:
+    kind = _root_kind(path, opener)
     schema_name, child = _KINDS[kind]
     child_tag = f"{{{SITEMAP_NAMESPACE}}}{child}"
     root_tag = f"{{{SITEMAP_NAMESPACE}}}{kind}"
     count = 0
     complete = False
     try:
-        with _open(path) as stream:
+        with opener() as stream:
             reader = _CountingReader(stream, MAX_UNCOMPRESSED_BYTES, str(path))
             # resolve_entities keeps lxml's default ("internal": never an external entity);
             # with schema=, resolve_entities=False hides a truncated document's error.

@@ -260,9 +260,14 @@ def url_element(entry: SitemapEntry) -> bytes:
 
 def url_element_of(loc: str, lastmod: str | None, changefreq: str | None, priority: float | None) -> bytes:
     """``url_element`` of an entry given by its (checked) fields."""
+    return url_line(loc, lastmod, changefreq, priority).encode("utf-8")
+
+
+def url_line(loc: str, lastmod: str | None, changefreq: str | None, priority: float | None) -> str:
+    """``url_element_of`` as text (ASCII for checked fields: a checked loc is ASCII)."""
     # Element order is fixed by sitemap.xsd's tUrl sequence.
     if lastmod is None and changefreq is None and priority is None:  # a loc alone: one format call
-        return f"<url><loc>{escape(loc)}</loc></url>\n".encode()
+        return f"<url><loc>{escape(loc)}</loc></url>\n"
     parts = ["<url><loc>", escape(loc), "</loc>"]
     if lastmod is not None:
         parts += ("<lastmod>", xml_lastmod(lastmod), "</lastmod>")
@@ -271,7 +276,7 @@ def url_element_of(loc: str, lastmod: str | None, changefreq: str | None, priori
     if priority is not None:
         parts += ("<priority>", format_priority(priority), "</priority>")
     parts.append("</url>\n")
-    return "".join(parts).encode("utf-8")
+    return "".join(parts)
 
 
 def sitemap_element(loc: str, lastmod: str | None) -> bytes:

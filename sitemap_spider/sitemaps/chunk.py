@@ -1,0 +1,325 @@
+"""A chunk of input lines as sort-run lines, with as few Python steps per line as the common case allows.
+
+``scrapy crawl sitemap -o`` writes every line in one shape: string fields or null, a plain
+http(s) URL, a lastmod that is a date or a date-time with seconds. Such a line is decoded by
+orjson. Its loc, lastmod and digest are checked with those of the other lines of its block
+(4,096 lines), in a few C-level passes over their joined text, when the whole block is of one
+site and one lastmod form (and zone); otherwise each line of the block is checked on its own with a
+few string operations. No regex on this path: Python's ``re`` costs more per line than the JSON
+decoding. Every other line (another shape, a number where a string belongs, a bad line) takes
+the general path, the one a line read alone takes: the standard library's decoder,
+``to_fields``, ``check_fields``, ``encode_fields``. The fast checks accept a strict subset of
+what the general ones accept and encode it the same way, so all paths give the same run lines
+and the same published bytes (tests/test_chunk.py compares them).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import string
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+import orjson
+
+from sitemap_spider.sitemaps.dedupe import digest_pair
+from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
+from sitemap_spider.sitemaps.sorting import encode_fields
+from sitemap_spider.sitemaps.xml import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH, check_fields
+
+# The characters of xml._PLAIN_LOC: a host of letters, digits, "." and "-" (no port), then
+# "/" and RFC 3986 path/query characters without "%", "#", "[" or "]".
+_HOST_BYTES: Final = (string.ascii_letters + string.digits + ".-").encode()
+_PLAIN_BYTES: Final = (string.ascii_letters + string.digits + "-._~!$&'()*+,;=:@/?").encode()
+# A lastmod's shape: its bytes with every digit turned into "0".
+_DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
+_DATE: Final = b"0000-00-00"
+_DATETIME_UTC: Final = b"0000-00-00T00:00:00Z"
+_DATETIME_ZONE: Final = (b"0000-00-00T00:00:00+00:00", b"0000-00-00T00:00:00-00:00")
+_PLAIN_BYTES_AND_NEWLINE: Final = _PLAIN_BYTES + b"\n"
+# Lines checked together by _encode_block: one odd line sends this many to the slower checks.
+_BLOCK_LINES: Final = 4096
+_MAX_BACKOFF_BLOCKS: Final = 16
+
+
+@dataclass
+class EncodedChunk:
+    """Run lines of the good lines of a chunk, and what was wrong with the others."""
+
+    lines: list[str] = field(default_factory=list)  # encode_fields lines, in no particular order
+    pairs: list[str] = field(default_factory=list)  # dedupe.digest_pair of the entries with a digest
+    bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason), the first ones
+    bad_count: int = 0
+    last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
+
+
+def encode_chunk(kind: str, raw_lines: list[bytes], first_number: int, stop: bool) -> EncodedChunk:
+    """Parse, check and encode ``raw_lines`` (numbered from ``first_number``); in strict mode
+    (``stop``) nothing after the first bad line matters."""
+    done = EncodedChunk()
+    slow = _encode_jsonl_fast(raw_lines, done) if kind == "jsonl" else range(len(raw_lines))
+    if len(slow) < len(raw_lines):
+        last_fast = len(raw_lines) - 1
+        left = set(slow)
+        while last_fast in left:
+            last_fast -= 1
+        done.last_record = first_number + last_fast
+    if slow:
+        records = READERS[kind]((first_number + index, raw_lines[index]) for index in slow)
+        for number, record in records:
+            done.last_record = max(done.last_record, number)
+            try:
+                if isinstance(record, str):
+                    raise InvalidEntryError(record)
+                loc, lastmod, changefreq, priority, digest = to_fields(record)
+                check_fields(loc, lastmod, changefreq, priority)
+                done.lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
+            except InvalidEntryError as exc:
+                done.bad_count += 1
+                if len(done.bad) < MAX_REPORTED_BAD_LINES:
+                    done.bad.append((number, str(exc)))
+                if stop:
+                    break
+            else:
+                if digest is not None:
+                    done.pairs.append(digest_pair(digest, loc))
+    return done
+
+
+def _encode_jsonl_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
+    """Encode the lines of the common shape into ``done``; the indexes of all the others."""
+    slow: list[int] = []
+    backoff = skip = 0
+    for start in range(0, len(raw_lines), _BLOCK_LINES):
+        block = raw_lines[start : start + _BLOCK_LINES]
+        if skip:
+            skip -= 1
+            _encode_lines(block, start, done, slow)
+            continue
+        lines, pairs, slow_count = len(done.lines), len(done.pairs), len(slow)
+        if _encode_block(block, start, done, slow):
+            backoff = 0
+            continue
+        # Not all of one site, or lastmods of several forms: undone, and checked line by line.
+        del done.lines[lines:], done.pairs[pairs:], slow[slow_count:]
+        _encode_lines(block, start, done, slow)
+        # An input whose blocks never qualify must not pay twice for each: the next ones
+        # go straight to the line-by-line checks, more of them after each failure.
+        backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
+        skip = backoff
+    return slow
+
+
+def _encode_block(raw_lines: list[bytes], first: int, done: EncodedChunk, slow: list[int]) -> bool:
+    """``_encode_lines`` with the checks of locs, lastmods and digests made once for the block
+    (a few C-level passes over their joined text); False, with ``done`` and ``slow`` to be
+    truncated by the caller, when one of them fails."""
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    lines = done.lines
+    pairs = done.pairs
+    locs: list[str] = []
+    lastmods: list[str] = []
+    digests: list[str] = []
+    for index, raw in enumerate(raw_lines, first):
+        try:
+            record = loads(raw)
+        except decode_error:
+            slow.append(index)
+            continue
+        if type(record) is not dict:
+            slow.append(index)
+            continue
+        get = record.get
+        loc = get("loc")
+        lastmod = get("lastmod")
+        changefreq = get("changefreq")
+        priority = get("priority")
+        digest = get("content_digest")
+        if type(loc) is not str:
+            slow.append(index)
+            continue
+        if lastmod is not None:
+            if type(lastmod) is not str:
+                slow.append(index)
+                continue
+            lastmods.append(lastmod)
+            lastmod = "+" + lastmod
+        else:
+            lastmod = "-"
+        if changefreq is not None:
+            if type(changefreq) is not str or changefreq not in CHANGEFREQS:
+                slow.append(index)
+                continue
+            changefreq = "+" + changefreq
+        else:
+            changefreq = "-"
+        if priority is not None:
+            number_type = type(priority)
+            if not (number_type is float or number_type is int) or not 0.0 <= priority <= 1.0:
+                slow.append(index)
+                continue
+            priority = "+" + repr(float(priority))
+        else:
+            priority = "-"
+        if digest is not None:
+            if type(digest) is not str:
+                slow.append(index)
+                continue
+            digests.append(digest)
+            digest = "+" + digest
+            pairs.append(f"{digest}\t{loc}")
+        else:
+            digest = "-"
+        locs.append(loc)
+        lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")
+    return _plain_locs(locs) and _plain_lastmods(lastmods) and _plain_digests(digests)
+
+
+def _plain_locs(locs: list[str]) -> bool:
+    """True if every loc is a plain URL (as xml._PLAIN_LOC) of the site of the first one."""
+    if not locs:
+        return True
+    first = locs[0]
+    if not _plain_loc(first) or first.find("/", 8) < 0:
+        return False
+    origin = first[: first.find("/", 8) + 1]  # "scheme://host/", checked with the first loc
+    text = "\n".join(locs)
+    count = len(locs)
+    # Each loc starts with the origin (no loc holds a newline: the count says so), holds only
+    # plain characters, and has a length the XSD accepts.
+    return (
+        text.startswith(origin)
+        and text.count("\n") == count - 1
+        and text.count("\n" + origin) == count - 1
+        and not text.encode().translate(None, _PLAIN_BYTES_AND_NEWLINE)
+        and MIN_LOC_LENGTH <= min(map(len, locs))
+        and max(map(len, locs)) <= MAX_LOC_LENGTH
+    )
+
+
+def _plain_lastmods(lastmods: list[str]) -> bool:
+    """True if every lastmod is of the first one's form: a date, or a date-time with seconds
+    and the first one's zone."""
+    if not lastmods:
+        return True
+    shape = lastmods[0].encode().translate(_DIGITS_TO_ZERO)
+    count = len(lastmods)
+    if shape in _DATETIME_ZONE:
+        # One zone within +/-14:00, in every lastmod (its only "+" or "-" followed by "hh:mm").
+        zone = lastmods[0][19:]
+        if not (zone[1:3] < "14" and zone[4] < "6" or zone[1:] == "14:00"):
+            return False
+        if "".join(lastmods).count(zone) != count:
+            return False
+    elif shape != _DATE and shape != _DATETIME_UTC:
+        return False
+    if "\n".join(lastmods).encode().translate(_DIGITS_TO_ZERO) != b"\n".join(itertools.repeat(shape, count)):
+        return False
+    try:
+        # The ranges, the day of the month included.
+        collections.deque(map(datetime.fromisoformat, lastmods), maxlen=0)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain_digests(digests: list[str]) -> bool:
+    """True if no digest holds a tab or a newline (the run line format's separators)."""
+    text = "".join(digests)
+    return "\t" not in text and "\n" not in text
+
+
+def _plain_loc(loc: str) -> bool:
+    """True for a loc of xml._PLAIN_LOC's form: a strict subset of what check_loc accepts."""
+    if not loc.startswith(("https://", "http://")):
+        return False
+    url = loc.encode()
+    slash = url.find(b"/", 8)
+    host = url[8 if url[4] == 115 else 7 : slash if slash > 0 else len(url)]  # 115: "s"
+    return (
+        bool(host)
+        and not host.translate(None, _HOST_BYTES)
+        and not url.translate(None, _PLAIN_BYTES)
+        and MIN_LOC_LENGTH <= len(url) <= MAX_LOC_LENGTH
+    )
+
+
+def _encode_lines(raw_lines: list[bytes], first: int, done: EncodedChunk, slow: list[int]) -> None:
+    """Encode the lines of the common shape into ``done``, each checked on its own; the
+    indexes of all the others into ``slow``."""
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    fromisoformat = datetime.fromisoformat
+    lines = done.lines
+    pairs = done.pairs
+    for index, raw in enumerate(raw_lines, first):
+        try:
+            record = loads(raw)
+        except decode_error:
+            slow.append(index)
+            continue
+        if type(record) is not dict:
+            slow.append(index)
+            continue
+        get = record.get
+        loc = get("loc")
+        lastmod = get("lastmod")
+        changefreq = get("changefreq")
+        priority = get("priority")
+        digest = get("content_digest")
+        # loc: "http(s)://" + host + path, every byte of a class, as xml._PLAIN_LOC.
+        if type(loc) is not str or not _plain_loc(loc):
+            slow.append(index)
+            continue
+        # lastmod: a date, or a date-time with seconds and Z or a zone within +/-14:00;
+        # fromisoformat checks the ranges, the day of the month included.
+        if lastmod is not None:
+            if type(lastmod) is not str:
+                slow.append(index)
+                continue
+            shape = lastmod.encode().translate(_DIGITS_TO_ZERO)
+            if shape in _DATETIME_ZONE:
+                if not (lastmod[20:22] < "14" and lastmod[23] < "6" or lastmod[20:] == "14:00"):
+                    slow.append(index)
+                    continue
+            elif shape != _DATE and shape != _DATETIME_UTC:
+                slow.append(index)
+                continue
+            try:
+                fromisoformat(lastmod)
+            except ValueError:
+                slow.append(index)
+                continue
+            lastmod = "+" + lastmod
+        else:
+            lastmod = "-"
+        if changefreq is not None:
+            if type(changefreq) is not str or changefreq not in CHANGEFREQS:
+                slow.append(index)
+                continue
+            changefreq = "+" + changefreq
+        else:
+            changefreq = "-"
+        # orjson's floats are the standard library's; a bool, or an int past 64 bits that
+        # orjson reads as a float, fails these tests and takes the general path.
+        if priority is not None:
+            number_type = type(priority)
+            if not (number_type is float or number_type is int) or not 0.0 <= priority <= 1.0:
+                slow.append(index)
+                continue
+            priority = "+" + repr(float(priority))
+        else:
+            priority = "-"
+        if digest is not None:
+            if type(digest) is not str or "\t" in digest or "\n" in digest:
+                slow.append(index)
+                continue
+            digest = "+" + digest
+            pairs.append(f"{digest}\t{loc}")
+        else:
+            digest = "-"
+        lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")

@@ -1,0 +1,239 @@
+"""Tests of sitemap_spider/sitemaps/chunk.py: the fast paths give what the general path gives."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
+from sitemap_spider.sitemaps.dedupe import digest_pair
+from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.inputs import jsonl_records, to_fields
+from sitemap_spider.sitemaps.sorting import encode_fields
+from sitemap_spider.sitemaps.xml import check_fields
+
+BASE = "https://www.example.com/"
+
+
+def general(raw_lines: list[bytes], first: int = 1) -> tuple[list[str], list[str], list[tuple[int, str]]]:
+    """Each line alone through the standard library's decoder and the full checks."""
+    lines: list[str] = []
+    pairs: list[str] = []
+    bad: list[tuple[int, str]] = []
+    for number, record in jsonl_records(enumerate(raw_lines, first)):
+        try:
+            if isinstance(record, str):
+                raise InvalidEntryError(record)
+            loc, lastmod, changefreq, priority, digest = to_fields(record)
+            check_fields(loc, lastmod, changefreq, priority)
+            lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
+        except InvalidEntryError as exc:
+            bad.append((number, str(exc)))
+        else:
+            if digest is not None:
+                pairs.append(digest_pair(digest, loc))
+    return lines, pairs, bad
+
+
+def assert_same_as_general(raw_lines: list[bytes], first: int = 1) -> None:
+    done = encode_chunk("jsonl", raw_lines, first, stop=False)
+    lines, pairs, bad = general(raw_lines, first)
+    assert sorted(done.lines) == sorted(lines)
+    assert sorted(done.pairs) == sorted(pairs)
+    assert done.bad == bad[:20]
+    assert done.bad_count == len(bad)
+
+
+def crawl_line(loc: str, lastmod: object = None, changefreq: object = None, priority: object = None,
+               digest: object = "d1") -> bytes:
+    # What `scrapy crawl sitemap -o entries.jl` writes.
+    record = {"loc": loc, "lastmod": lastmod, "changefreq": changefreq, "priority": priority, "content_digest": digest}
+    return json.dumps(record).encode()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        crawl_line(BASE + "a", "2024-05-01T10:20:30+00:00"),
+        crawl_line(BASE + "a", "2024-05-01T10:20:30Z"),
+        crawl_line(BASE + "a", "2024-05-01"),
+        crawl_line(BASE + "a", "2024-05-01T10:20:30+05:30"),
+        crawl_line(BASE + "a", "2024-05-01T10:20:30-14:00"),
+        crawl_line(BASE + "a", "2024-05-01T10:20:30+14:01"),  # beyond +/-14:00
+        crawl_line(BASE + "a", "2024-05-01T10:20:30+13:60"),
+        crawl_line(BASE + "a", "2024-05-01T24:00:00+00:00"),  # hour 24: refused (as fromisoformat does)
+        crawl_line(BASE + "a", "2024-05-01T23:59:60Z"),
+        crawl_line(BASE + "a", "2024-02-29"),
+        crawl_line(BASE + "a", "2023-02-29"),
+        crawl_line(BASE + "a", "2024-04-31"),
+        crawl_line(BASE + "a", "0000-01-01"),
+        crawl_line(BASE + "a", "2024-13-01"),
+        crawl_line(BASE + "a", "2024-05-01T10:20+02:00"),  # no seconds: general path, ":00" in the XML
+        crawl_line(BASE + "a", "2024-05-01T10:20:30.5Z"),
+        crawl_line(BASE + "a", "2024-05"),
+        crawl_line(BASE + "a", "２０２４-05-01"),  # non-ASCII digits
+        crawl_line(BASE + "a", 20240501),
+        crawl_line(BASE + "a", changefreq="daily"),
+        crawl_line(BASE + "a", changefreq="sometimes"),
+        crawl_line(BASE + "a", changefreq=["daily"]),
+        crawl_line(BASE + "a", priority=0.5),
+        crawl_line(BASE + "a", priority=1),
+        crawl_line(BASE + "a", priority=0),
+        crawl_line(BASE + "a", priority=True),
+        crawl_line(BASE + "a", priority="0.5"),
+        crawl_line(BASE + "a", priority=1.5),
+        crawl_line(BASE + "a", priority=-0.0),
+        crawl_line(BASE + "a", priority=1e-7),
+        crawl_line(BASE + "a", digest=None),
+        crawl_line(BASE + "a", digest=""),
+        crawl_line(BASE + "a", digest=12),
+        crawl_line(BASE + "a", digest=123456789012345678901234567890),  # orjson reads it as a float
+        crawl_line(BASE + "a", digest=[1, 2]),
+        crawl_line(BASE + "a", digest="tab\there"),
+        crawl_line(BASE + "a", digest="café\u2028"),
+        b'{"loc": "https://www.example.com/big", "priority": 123456789012345678901234567890}',
+        b'{"loc": "https://www.example.com/nan", "priority": NaN}',
+        b'{"loc": "https://www.example.com/inf", "priority": 1e400}',
+        b'{"loc": "https://www.example.com/x", "loc": "https://www.example.com/dup"}',
+        b'{"loc": "https:\\/\\/www.example.com\\/escaped"}',
+        b'{"loc": "https://www.example.com/\\u00e9"}',
+        b'{"loc": "https://www.example.com/\\ud800"}',
+        b'{"loc": "https://www.example.com/nul\\u0000"}',
+        b'{"loc": "https://www.example.com/raw\x01control"}',
+        b'{"loc": "https://www.example.com/cr"}\r',
+        b'  {"loc": "https://www.example.com/spaces"}  ',
+        b'{"loc": "  https://www.example.com/padded  "}',
+        b'{"loc":"https://www.example.com/compact","lastmod":"2024-05-01"}',
+        b'{"lastmod": "2024-05-01", "loc": "https://www.example.com/reordered", "extra": [1]}',
+        b'{"loc": 42}',
+        b'{"loc": null}',
+        b'{"loc": ""}',
+        b'{"lastmod": "2024-05-01"}',
+        b'[1, 2]',
+        b'"just a string"',
+        b"not json",
+        b"",
+        b"   ",
+        b"\xff\xfe not utf-8",
+        b'\xef\xbb\xbf{"loc": "https://www.example.com/bom"}',
+        b'{"loc": "https://www.example.com/trunc',
+    ],
+)
+def test_a_line_gives_what_the_general_path_gives(line: bytes) -> None:
+    assert_same_as_general([line])
+    assert_same_as_general([line], first=7)
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        BASE + "plain/path?q=1&r='2'",
+        "http://www.example.com/",
+        "https://www.example.com",
+        "HTTPS://WWW.EXAMPLE.COM/upper",
+        "https://www.example.com:8080/port",
+        "https://www.example.com:99999/port",
+        "https://user@www.example.com/",
+        "https://[::1]/v6",
+        "https://[zz]/v6",
+        "https://www.example.com/a%20b",
+        "https://www.example.com/a%zz",
+        "https://www.example.com/frag#x",
+        "https://www.example.com/br[ack]et",
+        "https://www.example.com/sp ace",
+        "https://www.example.com/caf\u00e9",
+        "https://www.example.com/lt<gt>",
+        "https://www.example.com?query",
+        "https://_bad_.example.com/",
+        "http://a.b/",
+        "http:///x",
+        "https:///x",
+        "ftp://www.example.com/",
+        "/relative",
+        BASE + "x" * 2030,
+        BASE + "x" * 2024,
+        BASE + "x" * 2025,
+    ],
+)
+def test_locs_give_what_the_general_path_gives(loc: str) -> None:
+    assert_same_as_general([crawl_line(loc, "2024-05-01")])
+
+
+def test_a_block_of_one_site_and_an_odd_line_in_it() -> None:
+    site = [crawl_line(f"{BASE}p/{i}", f"2024-05-{i % 28 + 1:02d}T10:20:30+00:00", digest=f"d{i % 50}")
+            for i in range(_BLOCK_LINES + 100)]
+    assert_same_as_general(site)
+    for odd in (
+        crawl_line("https://other.example.com/x", "2024-05-01T10:20:30+00:00"),  # another site
+        crawl_line(BASE + "z", "2024-05-01"),  # another lastmod form
+        crawl_line(BASE + "z", "2023-02-29T10:20:30+00:00"),  # a bad day
+        crawl_line(BASE + "z", "2024-05-01T10:20:30-00:00"),  # another zone
+        crawl_line(BASE + "caf\u00e9"),
+        crawl_line(BASE + "z", digest="tab\t"),
+        b"not json",
+    ):
+        assert_same_as_general([*site[:10], odd, *site[10:]])
+
+
+def test_strict_mode_stops_at_the_first_bad_line() -> None:
+    lines = [crawl_line(f"{BASE}{i}") for i in range(10)]
+    lines[3] = b"not json"
+    lines[6] = crawl_line("relative")
+    done = encode_chunk("jsonl", lines, 1, stop=True)
+    assert done.bad == [(4, "not JSON (Expecting value: line 1 column 1 (char 0))")]
+    assert done.bad_count == 1
+
+
+def test_last_record_skips_blank_lines_at_the_end() -> None:
+    lines = [crawl_line(BASE + "a"), b"", crawl_line(BASE + "b"), b"", b"  "]
+    assert encode_chunk("jsonl", lines, 11, stop=False).last_record == 13
+    assert encode_chunk("jsonl", [b"", b""], 11, stop=False).last_record == 0
+    assert encode_chunk("txt", [b"https://www.example.com/a", b"# comment"], 1, stop=False).last_record == 1
+
+
+_DIGIT = st.sampled_from("0123456789")
+
+
+@st.composite
+def lastmods(draw: st.DrawFn) -> str:
+    # Every shape the fast checks consider, with any digits: ranges are for them to refuse.
+    digits = "".join(draw(st.lists(_DIGIT, min_size=14, max_size=14)))
+    date = f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}"
+    form = draw(st.sampled_from(["date", "z", "zone"]))
+    if form == "date":
+        return date
+    time = f"T{digits[8:10]}:{digits[10:12]}:{digits[12:14]}"
+    if form == "z":
+        return date + time + "Z"
+    zone = "".join(draw(st.lists(_DIGIT, min_size=4, max_size=4)))
+    return f"{date}{time}{draw(st.sampled_from('+-'))}{zone[:2]}:{zone[2:]}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(lastmod=lastmods())
+def test_any_lastmod_of_a_fast_shape(lastmod: str) -> None:
+    assert_same_as_general([crawl_line(BASE + "a", lastmod)])
+    # In a block (the checks made once for the block), after a good line of the same form.
+    good = {"date": "2024-05-01", "Z": "2024-05-01T10:20:30Z"}.get(
+        "date" if len(lastmod) == 10 else "Z" if lastmod.endswith("Z") else "", "2024-05-01T10:20:30" + lastmod[19:]
+    )
+    assert_same_as_general([crawl_line(BASE + "a", good), crawl_line(BASE + "b", lastmod)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(path=st.text(alphabet=st.characters(codec="utf-8"), max_size=30))
+def test_any_path(path: str) -> None:
+    assert_same_as_general([crawl_line(BASE + path, "2024-05-01"), crawl_line(BASE + "b", "2024-05-02")])
+
+
+def test_blocks_of_any_one_zone_and_blocks_that_never_qualify() -> None:
+    # A site whose lastmods are all in +02:00; then blocks of two sites (checked line by line,
+    # the following ones without trying the block checks first), then one site again.
+    zoned = [crawl_line(f"{BASE}z/{i}", f"2024-05-{i % 28 + 1:02d}T10:20:30+02:00") for i in range(2 * _BLOCK_LINES)]
+    mixed = [crawl_line(f"https://{'a' if i % 2 else 'b'}.example.com/{i}", "2024-05-01") for i in range(8 * _BLOCK_LINES)]
+    plain = [crawl_line(f"{BASE}p/{i}", "2024-05-01T10:20:30Z") for i in range(3 * _BLOCK_LINES)]
+    assert_same_as_general(zoned + mixed + plain)
+    assert_same_as_general([*zoned[:5], crawl_line(BASE + "x", "2024-05-01T10:20:30+14:30"), *zoned[5:]])

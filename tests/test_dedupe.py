@@ -1,0 +1,57 @@
+"""Tests of sitemap_spider/sitemaps/dedupe.py: finding the digests that several pages share."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from sitemap_spider.sitemaps.dedupe import digest_pair, shared_digests, shared_digests_in, split_key
+from sitemap_spider.sitemaps.sorting import sort_into_run
+
+
+def pairs(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    # Digests that are prefixes of others, and one page listed twice under one digest.
+    digests = ["a", "ab", "abc", "b", "b\x01", *(f"{n:x}" for n in range(200))]
+    result = [digest_pair(rng.choice(digests), f"https://example.com/{rng.randrange(count)}") for _ in range(count)]
+    return [*result, digest_pair("zz", "https://example.com/twice"), digest_pair("zz", "https://example.com/twice")]
+
+
+def expected(lines: list[str]) -> set[str]:
+    locs: dict[str, set[str]] = {}
+    for line in lines:
+        digest, _, loc = line.partition("\t")
+        locs.setdefault(digest, set()).add(loc)
+    return {digest for digest, found in locs.items() if len(found) > 1}
+
+
+def test_shared_digests() -> None:
+    lines = sorted(pairs(500, seed=1))
+    found = shared_digests([lines[:100], lines[100:]])
+    assert found == expected(lines)
+    assert "+zz" not in found
+    assert shared_digests([lines], limit=3) is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_two_halves_of_the_runs_find_what_one_pass_finds(tmp_path: Path, seed: int) -> None:
+    lines = pairs(3000, seed)
+    runs = [sort_into_run(lines[at : at + 700], tmp_path, unique=False)[0] for at in range(0, len(lines), 700)]
+    split = split_key(runs)
+    assert split is not None and split.endswith("\t")
+    names = [str(run) for run in runs]
+    low = shared_digests_in(names, None, split)
+    high = shared_digests_in(names, split, None)
+    assert low is not None and high is not None
+    assert not low & high
+    assert low | high == expected(lines) == shared_digests_in(names, None, None)
+    assert all(digest + "\t" < split for digest in low) and all(digest + "\t" >= split for digest in high)
+
+
+def test_no_split_key_without_pairs(tmp_path: Path) -> None:
+    assert split_key([]) is None
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("")
+    assert split_key([empty]) is None
