@@ -22,9 +22,9 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import Result, crawl_ours  # noqa: E402
-from server import serve  # noqa: E402
-from sitegen import GeneratedSite, generate, page_path  # noqa: E402
+from run import Result, crawl_ours
+from server import serve
+from sitegen import GeneratedSite, generate, page_path
 
 SCRIPT = (
     '<div id="more"></div><script>const a = document.createElement("a"); a.href = "{href}";'

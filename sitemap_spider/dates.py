@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 # Real servers still send the two obsolete forms RFC 9110 section 5.6.7 asks
@@ -28,7 +28,7 @@ def parse_http_date(value: str | bytes | None) -> datetime | None:
     text = " ".join(value.split())
     for fmt in _OBSOLETE_FORMATS:
         try:
-            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
     try:
@@ -37,7 +37,7 @@ def parse_http_date(value: str | bytes | None) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         return None
-    return parsed.astimezone(timezone.utc)
+    return parsed.astimezone(UTC)
 
 
 def w3c_datetime(moment: datetime) -> str:

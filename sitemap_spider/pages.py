@@ -21,7 +21,7 @@ _COLON_DIRECTIVES = frozenset(
     {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
 )
 _LINK_HEADER_ITEM = re.compile(r"<([^>]*)>\s*((?:;\s*[^;,]+)*)")
-_REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;,]+))""", re.I)
+_REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;,]+))""", re.IGNORECASE)
 
 
 def media_type(content_type: str | bytes | None) -> str:

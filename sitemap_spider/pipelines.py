@@ -18,9 +18,10 @@ from sitemap_spider.sitemaps.xml import check_entry
 from sitemap_spider.workers import Helper, Leader
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy import Spider
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
 

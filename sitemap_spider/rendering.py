@@ -28,20 +28,20 @@ _DOM_BUILDING = re.compile(
     r"ReactDOM|createRoot\s*\(|hydrateRoot\s*\(|createApp\s*\(|new\s+Vue\s*\(|customElements\.define"
 )
 # What makes navigation: links, or routes pushed into the history.
-_NAVIGATION = re.compile(r"href|<a[\s>]|pushState|location\s*=|router", re.I)
+_NAVIGATION = re.compile(r"href|<a[\s>]|pushState|location\s*=|router", re.IGNORECASE)
 # Analytics and tag managers: their snippets create <script> elements but never content.
 _ANALYTICS = re.compile(
     r"googletagmanager|google-analytics|gtag\s*\(|/gtag/js|gtm\.js|dataLayer|_gaq|_paq|matomo|piwik|fbq\s*\(|"
     r"connect\.facebook\.net|hotjar|clarity\.ms|plausible|cdn\.segment|analytics\.js|"
     r"cloudflareinsights|newrelic|nr-data|sentry|mc\.yandex|umami|hs-scripts|intercom|"
     r"static\.ads-twitter|snap\.licdn|doubleclick",
-    re.I,
+    re.IGNORECASE,
 )
 # Libraries whose file name says what they are: they build nothing of the site by themselves.
 _LIBRARY_NAME = re.compile(
     r"(^|[/._-])(jquery|bootstrap|popper|lodash|underscore|modernizr|polyfills?|core-js|"
     r"html5shiv|respond|moment|highlight|prism|mathjax|katex|fontawesome|swiper|slick)([._-]|$)",
-    re.I,
+    re.IGNORECASE,
 )
 # Visible text below this, with no link, in a page that has scripts: a shell for a script to fill.
 NEAR_EMPTY_TEXT = 80

@@ -18,8 +18,9 @@ from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.utils.request import request_from_dict
 
 if TYPE_CHECKING:
+    from typing import Self
+
     from scrapy.crawler import Crawler
-    from typing_extensions import Self
 
     from sitemap_spider.state import CrawlState
 
@@ -86,7 +87,7 @@ class StateScheduler(BaseScheduler):
             if not self._buffer:
                 return None
         request_id, data = self._buffer.popleft()
-        fields: dict[str, Any] = pickle.loads(data)  # noqa: S301 - our own rows
+        fields: dict[str, Any] = pickle.loads(data)
         request = request_from_dict(fields, spider=self.crawler.spider)
         request.meta[STATE_ID_META] = request_id
         self.crawler.stats.inc_value("scheduler/dequeued")

@@ -70,7 +70,7 @@ class CrawlState:
             if has_work:
                 logger.info("Starting a new crawl in %s (%s)", self.path, "asked" if fresh else "the last one finished")
             for table in ("requests", "entries", "exclusions", "meta"):
-                self._db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+                self._db.execute(f"DELETE FROM {table}")
         else:
             moved = self._db.execute(
                 "UPDATE requests SET state = ? WHERE state = ?", (PENDING, IN_FLIGHT)

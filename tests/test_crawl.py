@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from sitemap_spider.report import REASONS
 from tests.crawl_fixtures import (  # noqa: F401 - fixtures used by name
     GENERATED_PAGES,
     REPO_ROOT,
@@ -50,7 +51,6 @@ from tests.fixture_site import (
     html_page,
     links,
 )
-from sitemap_spider.report import REASONS
 from tests.sitemap_check import file_bytes, read_sitemap_set, read_urlset
 
 PUBLIC = "https://www.example.com"

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -30,7 +30,7 @@ def test_lastmod_from_header(header: str | bytes | None, expected: str | None) -
 
 def test_parse_http_date_is_aware_utc() -> None:
     parsed = parse_http_date("Wed, 01 May 2024 10:20:30 GMT")
-    assert parsed == datetime(2024, 5, 1, 10, 20, 30, tzinfo=timezone.utc)
+    assert parsed == datetime(2024, 5, 1, 10, 20, 30, tzinfo=UTC)
 
 
 def test_w3c_datetime_refuses_naive_times() -> None:

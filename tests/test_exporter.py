@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 import scrapy
-from tests.sitemap_check import read_urls, read_urlset
 
 import sitemap_spider
 from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.entries import format_lastmod
+from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.exporter import SitemapItemExporter
+from tests.sitemap_check import read_urls, read_urlset
 
 PROJECT_ROOT = Path(sitemap_spider.__file__).parent.parent
 

@@ -6,7 +6,6 @@ import random
 from pathlib import Path
 
 import pytest
-from tests.sitemap_check import read_sitemap_set
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps import writer as writer_module
@@ -17,6 +16,7 @@ from sitemap_spider.sitemaps.errors import (
     TooManyShardsError,
 )
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/sitemaps/"
 

@@ -39,8 +39,8 @@ def page(body: str, head: str = "") -> Selector:
         ("<h1>Loading…</h1><script src=/bundle.js></script>", "", "empty_body"),
         ("<h1>Loading…</h1>", "", None),
         # javadoc 8's frameset index: a script and no body, but its frames carry the links
-        ('<frameset cols="20%,80%"><frame src="overview-frame.html"><frame src="overview-summary.html">'
-         "</frameset>", "<script>targetPage = '' + window.location.search;</script>", None),
+        (('<frameset cols="20%,80%"><frame src="overview-frame.html"><frame src="overview-summary.html">'
+          "</frameset>"), "<script>targetPage = '' + window.location.search;</script>", None),
         (TEXT + "<script>console.log('hello')</script>", "", None),
     ],
 )

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.sitemap_check import read_sitemap_set
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.storage import SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
 from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter, write_index
+from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/"
 INDEX = "sitemap_index.xml"
@@ -157,7 +157,9 @@ def test_only_own_staging_dirs_can_be_removed(tmp_path: Path) -> None:
 
 
 def test_staging_left_by_a_dead_process_is_removed_and_a_live_ones_kept(tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     abandoned = tmp_path / f".sitemap-staging-{dead.stdout.strip()}-abc"
     (abandoned / "sort-runs").mkdir(parents=True)
     live = tmp_path / f".sitemap-staging-{os.getppid()}-xyz"

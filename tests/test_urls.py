@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_spider.urls import Site, normalize_url, remove_dot_segments, repeated_segment_count, strip_query_params
+from sitemap_spider.urls import (
+    Site,
+    normalize_url,
+    remove_dot_segments,
+    repeated_segment_count,
+    strip_query_params,
+)
 
 TRACKING = ("utm_*", "gclid", "fbclid")
 

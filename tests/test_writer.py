@@ -6,7 +6,6 @@ import gzip
 from pathlib import Path
 
 import pytest
-from tests.sitemap_check import assert_valid, file_bytes, read_urls, read_urlset
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError
@@ -18,6 +17,7 @@ from sitemap_spider.sitemaps.writer import (
     write_index,
 )
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
+from tests.sitemap_check import assert_valid, file_bytes, read_urls, read_urlset
 
 FRAME = len(URLSET_OPEN) + len(URLSET_CLOSE)
 BASE = "https://example.com/sitemaps/"

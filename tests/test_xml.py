@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree  # type: ignore[import-untyped]
-from tests.sitemap_check import read_urls, schema
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
@@ -26,6 +25,7 @@ from sitemap_spider.sitemaps.xml import (
     url_element,
     xml_lastmod,
 )
+from tests.sitemap_check import read_urls, schema
 
 
 def urlset(*entries: SitemapEntry) -> bytes:

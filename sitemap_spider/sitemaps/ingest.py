@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from sitemap_spider.config import SitemapConfig
 from sitemap_spider.sitemaps.chunk import EncodedChunk, encode_chunk
@@ -27,8 +27,6 @@ from sitemap_spider.sitemaps.sorting import Fields, sort_into_run
 from sitemap_spider.sitemaps.xml import check_fields
 from sitemap_spider.urls import normalize_url, origin_of
 
-if TYPE_CHECKING:
-    pass
 logger = logging.getLogger(__name__)
 
 

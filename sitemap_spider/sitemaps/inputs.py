@@ -13,14 +13,11 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from sitemap_spider.sitemaps.entries import format_lastmod
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.sorting import Fields
-
-if TYPE_CHECKING:
-    pass
 
 FORMATS: Final = ("jsonl", "csv", "txt")
 _EXTENSIONS: Final = {".jl": "jsonl", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".txt": "txt"}

@@ -287,8 +287,7 @@ class SitemapSpider(RenderingMixin, Spider):
         refresh = get_meta_refresh(response)[1]
         if refresh:
             hrefs.append(refresh)
-        for request in self._requests_for(hrefs, response):
-            yield request
+        yield from self._requests_for(hrefs, response)
 
     def _hand_over(self, url: str, response: Response, skip: str | None = None) -> bool:
         """In a two-process crawl, send a URL the other process owns to it."""
