@@ -115,12 +115,12 @@ class SitemapPipeline:
             if reason != "finished":
                 if self.builder is not None:
                     self.builder.discard()
-                resume = ""
+                resume = ""  # the log line adds the last full stop
                 if isinstance(state, SharedCrawl):
-                    resume = " The other workers go on with what it had not finished."
+                    resume = ". The other workers go on with what it had not finished"
                 elif state is not None:
-                    resume = " Run the same command again to resume."
-                self._not_published(f"the crawl did not finish ({reason}).{resume}")
+                    resume = ". Run the same command again to resume"
+                self._not_published(f"the crawl did not finish ({reason}){resume}")
                 return
             if state is not None:
                 self.builder = self._new_builder()

@@ -72,3 +72,8 @@ class Channel:
         if self._writer is not None:
             self._writer.close()
         self._task.cancel()
+
+    async def aclose(self) -> None:
+        """Close, and let the reading task end before the loop does (no "Task was destroyed")."""
+        self.close()
+        await asyncio.gather(self._task, return_exceptions=True)

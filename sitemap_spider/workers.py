@@ -30,6 +30,7 @@ import logging
 import multiprocessing
 import pickle
 import socket
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -251,7 +252,7 @@ class Leader(Workers):
             if isinstance(value, int) and not isinstance(value, bool) and not any(n in key for n in _NOT_SUMMED):
                 stats.inc_value(key, value)
         if bye.get("reason") != "finished" and not self._stopping:
-            self._lost(f"it stopped ({bye.get('reason')})")
+            self._lost_soon(f"it stopped ({bye.get('reason')})")
             return
         self._helper_done = True
         if self.channel is not None:
@@ -260,16 +261,24 @@ class Leader(Workers):
 
     def _on_lost(self) -> None:
         if not self._helper_done:
-            self._lost("its connection was lost")
+            self._lost_soon("its connection was lost")
+
+    def _lost_soon(self, why: str) -> None:
+        # Ctrl-C in a terminal stops both processes: give this one's own shutdown a second
+        # to begin before taking the helper's URLs over.
+        asyncio.get_event_loop().call_later(1.0, self._lost, why)
 
     def _lost(self, why: str) -> None:
         """The helper is gone before the end: crawl what was handed to it here."""
+        if self._helper_done:
+            return
         self._helper_done = True
         if self.channel is not None:
             self.channel.close()
         self.count = 1
-        if self._stopping or self.crawler.engine is None or self.crawler.engine.spider is None:
-            return
+        engine = self.crawler.engine
+        if self._stopping or not self.crawler.crawling or engine is None or engine.spider is None:
+            return  # this process is ending too
         logger.error("The second crawling process is gone (%s): this process crawls its %d URLs",
                      why, len(self._handed))
         assert self.crawler.stats is not None
@@ -289,7 +298,7 @@ class Leader(Workers):
             self.channel.send({"t": "stop"})
         raise DontCloseSpider
 
-    def _on_closed(self, reason: str) -> None:
+    async def _on_closed(self, reason: str) -> None:
         process = self.process
         if process is None or process.pid is None:
             return
@@ -297,12 +306,16 @@ class Leader(Workers):
             # The crawl ends before its time (Ctrl-C, an error): the helper stops now too.
             self._stopping = True
             self.channel.send({"t": "quit"})
-        process.join(timeout=30)
+        # Waiting on the loop, not in join(): the helper may still need this end to read.
+        deadline = time.monotonic() + 30
+        while process.is_alive() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         if process.is_alive():
+            logger.warning("The second crawling process did not end; stopping it")
             process.terminate()
-            process.join(timeout=10)
+        process.join(timeout=10)
         if self.channel is not None:
-            self.channel.close()
+            await self.channel.aclose()
 
 
 class Helper(Workers):
@@ -353,9 +366,10 @@ class Helper(Workers):
                 seen(Request(url))
 
     def _on_lost(self) -> None:
-        if not self._stopped:
-            logger.error("The leading crawl process is gone: this worker stops")
-            self._close("leader_gone")
+        if self._stopped or not self.crawler.crawling:
+            return  # ending anyway (the leader's end, or Ctrl-C)
+        logger.error("The leading crawl process is gone: this worker stops")
+        self._close("leader_gone")
 
     def _close(self, reason: str) -> None:
         self._stopped = True
@@ -381,6 +395,7 @@ class Helper(Workers):
             key: value for key, value in stats.items() if isinstance(value, int)
         }})
         await self.channel.drain()
+        await self.channel.aclose()
 
 
 def _plain(settings: BaseSettings) -> dict[Any, Any]:

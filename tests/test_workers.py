@@ -134,7 +134,8 @@ def _start(site: RunningSite, tmp_path: Path, log: Path) -> subprocess.Popen[byt
     settings = {**TWO, "CONCURRENT_REQUESTS_PER_DOMAIN": "2", "AUTOTHROTTLE_ENABLED": "False", "DOWNLOAD_DELAY": "0"}
     args = crawl_command(site.start_url, tmp_path, settings=settings)
     with open(log, "wb") as out:
-        return subprocess.Popen(args, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT)
+        # A session of its own: a test can signal the crawl's process group as a terminal would.
+        return subprocess.Popen(args, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def test_a_helper_that_dies_loses_nothing(generated: RunningSite, tmp_path: Path) -> None:
@@ -154,17 +155,32 @@ def test_a_helper_that_dies_loses_nothing(generated: RunningSite, tmp_path: Path
     assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
 
 
-@pytest.mark.parametrize("kill", [signal.SIGKILL, signal.SIGINT], ids=["sigkill", "ctrl-c"])
-def test_the_helper_ends_with_the_leader(generated: RunningSite, tmp_path: Path, kill: signal.Signals) -> None:
+@pytest.mark.parametrize(
+    ("kill", "group"),
+    [(signal.SIGKILL, False), (signal.SIGINT, False), (signal.SIGINT, True)],
+    ids=["sigkill", "sigint-leader", "ctrl-c-terminal"],
+)
+def test_the_helper_ends_with_the_leader(
+    generated: RunningSite, tmp_path: Path, kill: signal.Signals, group: bool
+) -> None:
     log = tmp_path / "crawl.log"
     crawl = _start(generated, tmp_path, log)
     try:
         pid = _helper_pid(log, time.monotonic() + 60)
         time.sleep(0.5)
-        crawl.send_signal(kill)  # to the leader alone, not to the process group
+        if group:
+            os.killpg(crawl.pid, kill)  # Ctrl-C in a terminal: both processes get it
+        else:
+            crawl.send_signal(kill)  # the leader alone
         assert crawl.wait(timeout=60) != 0
     finally:
         crawl.kill()
+    text = log.read_text(errors="replace")
+    if kill == signal.SIGINT:
+        # A deliberate stop is not reported as a failure of either process.
+        assert "is gone" not in text, text[-3000:]
+        assert "Task was destroyed" not in text, text[-3000:]
+        assert "Sitemap NOT published: the crawl did not finish (shutdown)" in text
     deadline = time.monotonic() + 30
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
