@@ -35,8 +35,9 @@ def urlset(count: int) -> bytes:
 
 
 @pytest.mark.parametrize("name", ["s.xml", "s.xml.gz"])
-def test_valid_urlset(tmp_path: Path, name: str) -> None:
-    assert validate_file(write(tmp_path / name, urlset(3))) == 3
+@pytest.mark.parametrize("whole", [True, False], ids=["tree", "streamed"])
+def test_valid_urlset(tmp_path: Path, name: str, whole: bool) -> None:
+    assert validate_file(write(tmp_path / name, urlset(3)), whole=whole) == 3
 
 
 def test_valid_urlset_with_all_fields(tmp_path: Path) -> None:
@@ -106,10 +107,11 @@ def test_exactly_the_limits_are_fine(tmp_path: Path) -> None:
     ],
 )
 @pytest.mark.parametrize("name", ["bad.xml", "bad.xml.gz"])
-def test_invalid_files(tmp_path: Path, data: bytes, problem: str, name: str) -> None:
+@pytest.mark.parametrize("whole", [True, False], ids=["tree", "streamed"])
+def test_invalid_files(tmp_path: Path, data: bytes, problem: str, name: str, whole: bool) -> None:
     path = write(tmp_path / name, data)
     with pytest.raises(SitemapValidationError, match=problem) as caught:
-        validate_file(path)
+        validate_file(path, whole=whole)
     assert str(path) in str(caught.value)
 
 

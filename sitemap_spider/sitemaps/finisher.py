@@ -21,17 +21,18 @@ from sitemap_spider.sitemaps.validate import TREE_VALIDATION_MAX_BYTES, validate
 from sitemap_spider.sitemaps.writer import ShardInfo, gzip_file, write_document
 
 
-def finish_shard(plain: str, path: str, gzip: bool, validate: bool, urls: int) -> None:
+def finish_shard(plain: str, path: str, gzip: bool, validate: bool, urls: int, whole: bool = True) -> None:
     """Compress the plain shard ``plain`` into ``path`` (if ``gzip``) and validate it; in any process.
 
     Beyond the XSD, the number of ``<url>`` read back must be ``urls``, the number written.
+    ``whole``: small shards may be validated as a tree (faster, ~60 MB for the biggest).
     """
-    if os.path.getsize(plain) > TREE_VALIDATION_MAX_BYTES:
+    if not whole or os.path.getsize(plain) > TREE_VALIDATION_MAX_BYTES:
         # Too big to hold as a tree: compressed from the file, validated streaming.
         if gzip:
             gzip_file(Path(plain), Path(path))
             os.unlink(plain)
-        found = validate_file(Path(path)) if validate else urls
+        found = validate_file(Path(path), whole=whole) if validate else urls
     else:
         data = Path(plain).read_bytes()
         if gzip:
@@ -79,6 +80,9 @@ class ShardFinisher:
             self.gzip,
             self.validate,
             shard.urls,
+            # In this process (a crawl, whose memory holds the crawl's state) memory counts more
+            # than the second or so that streaming costs: trees only in worker processes.
+            self._workers is not None,
         )
         self._shards.append(final)
         self._jobs.append(job)

@@ -92,14 +92,15 @@ def _root_kind(path: Path | str, opener: Opener) -> str:
     return str(qname.localname)
 
 
-def validate_file(path: Path) -> int:
+def validate_file(path: Path, whole: bool = True) -> int:
     """Validate a sitemap or sitemap index (.xml or .xml.gz); return its number of children.
 
-    Memory stays bounded whatever the file's size. Raises SitemapValidationError naming
+    Memory stays bounded whatever the file's size; ``whole=False`` streams even small
+    files (constant memory, about half the speed). Raises SitemapValidationError naming
     the file and the problem.
     """
     path = Path(path)
-    data = _small_document(path)
+    data = _small_document(path) if whole else None
     if data is not None:
         return validate_document(data, path)
     # Too big for a tree: streamed in constant memory.
