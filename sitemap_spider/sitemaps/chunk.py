@@ -40,7 +40,7 @@ _DATE: Final = b"0000-00-00"
 _DATETIME_UTC: Final = b"0000-00-00T00:00:00Z"
 _DATETIME_ZONE: Final = (b"0000-00-00T00:00:00+00:00", b"0000-00-00T00:00:00-00:00")
 _PLAIN_BYTES_AND_NEWLINE: Final = _PLAIN_BYTES + b"\n"
-# Lines checked together by _encode_block: one odd line sends this many to the slower checks.
+# Lines checked together by _encode_lines: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096
 _MAX_BACKOFF_BLOCKS: Final = 16
 
@@ -100,7 +100,7 @@ def _encode_jsonl_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
             _encode_lines(block, start, done, slow)
             continue
         lines, pairs, slow_count = len(done.lines), len(done.pairs), len(slow)
-        if _encode_block(block, start, done, slow):
+        if _encode_lines(block, start, done, slow, together=True):
             backoff = 0
             continue
         # Not all of one site, or lastmods of several forms: undone, and checked line by line.
@@ -111,72 +111,6 @@ def _encode_jsonl_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
         backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
         skip = backoff
     return slow
-
-
-def _encode_block(raw_lines: list[bytes], first: int, done: EncodedChunk, slow: list[int]) -> bool:
-    """``_encode_lines`` with the checks of locs, lastmods and digests made once for the block
-    (a few C-level passes over their joined text); False, with ``done`` and ``slow`` to be
-    truncated by the caller, when one of them fails."""
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    lines = done.lines
-    pairs = done.pairs
-    locs: list[str] = []
-    lastmods: list[str] = []
-    digests: list[str] = []
-    for index, raw in enumerate(raw_lines, first):
-        try:
-            record = loads(raw)
-        except decode_error:
-            slow.append(index)
-            continue
-        if type(record) is not dict:
-            slow.append(index)
-            continue
-        get = record.get
-        loc = get("loc")
-        lastmod = get("lastmod")
-        changefreq = get("changefreq")
-        priority = get("priority")
-        digest = get("content_digest")
-        if type(loc) is not str:
-            slow.append(index)
-            continue
-        if lastmod is not None:
-            if type(lastmod) is not str:
-                slow.append(index)
-                continue
-            lastmods.append(lastmod)
-            lastmod = "+" + lastmod
-        else:
-            lastmod = "-"
-        if changefreq is not None:
-            if type(changefreq) is not str or changefreq not in CHANGEFREQS:
-                slow.append(index)
-                continue
-            changefreq = "+" + changefreq
-        else:
-            changefreq = "-"
-        if priority is not None:
-            number_type = type(priority)
-            if not (number_type is float or number_type is int) or not 0.0 <= priority <= 1.0:
-                slow.append(index)
-                continue
-            priority = "+" + repr(float(priority))
-        else:
-            priority = "-"
-        if digest is not None:
-            if type(digest) is not str:
-                slow.append(index)
-                continue
-            digests.append(digest)
-            digest = "+" + digest
-            pairs.append(f"{digest}\t{loc}")
-        else:
-            digest = "-"
-        locs.append(loc)
-        lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")
-    return _plain_locs(locs) and _plain_lastmods(lastmods) and _plain_digests(digests)
 
 
 def _plain_locs(locs: list[str]) -> bool:
@@ -248,14 +182,23 @@ def _plain_loc(loc: str) -> bool:
     )
 
 
-def _encode_lines(raw_lines: list[bytes], first: int, done: EncodedChunk, slow: list[int]) -> None:
-    """Encode the lines of the common shape into ``done``, each checked on its own; the
-    indexes of all the others into ``slow``."""
+def _encode_lines(
+    raw_lines: list[bytes], first: int, done: EncodedChunk, slow: list[int], together: bool = False
+) -> bool:
+    """Encode the lines of the common shape into ``done``; the indexes of all the others into ``slow``.
+
+    Each line's loc, lastmod and digest are checked on their own, or, with ``together``, once
+    for the block (a few C-level passes over their joined text): then False, with ``done`` and
+    ``slow`` to be truncated by the caller, when one of them fails.
+    """
+    each = not together
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    fromisoformat = datetime.fromisoformat
     lines = done.lines
     pairs = done.pairs
+    locs: list[str] = []
+    lastmods: list[str] = []
+    digests: list[str] = []
     for index, raw in enumerate(raw_lines, first):
         try:
             record = loads(raw)
@@ -272,28 +215,15 @@ def _encode_lines(raw_lines: list[bytes], first: int, done: EncodedChunk, slow: 
         priority = get("priority")
         digest = get("content_digest")
         # loc: "http(s)://" + host + path, every byte of a class, as xml._PLAIN_LOC.
-        if type(loc) is not str or not _plain_loc(loc):
+        if type(loc) is not str or each and not _plain_loc(loc):
             slow.append(index)
             continue
-        # lastmod: a date, or a date-time with seconds and Z or a zone within +/-14:00;
-        # fromisoformat checks the ranges, the day of the month included.
+        # lastmod: a date, or a date-time with seconds and Z or a zone within +/-14:00.
         if lastmod is not None:
-            if type(lastmod) is not str:
+            if type(lastmod) is not str or each and not _plain_lastmods([lastmod]):
                 slow.append(index)
                 continue
-            shape = lastmod.encode().translate(_DIGITS_TO_ZERO)
-            if shape in _DATETIME_ZONE:
-                if not (lastmod[20:22] < "14" and lastmod[23] < "6" or lastmod[20:] == "14:00"):
-                    slow.append(index)
-                    continue
-            elif shape != _DATE and shape != _DATETIME_UTC:
-                slow.append(index)
-                continue
-            try:
-                fromisoformat(lastmod)
-            except ValueError:
-                slow.append(index)
-                continue
+            lastmods.append(lastmod)
             lastmod = "+" + lastmod
         else:
             lastmod = "-"
@@ -315,11 +245,14 @@ def _encode_lines(raw_lines: list[bytes], first: int, done: EncodedChunk, slow: 
         else:
             priority = "-"
         if digest is not None:
-            if type(digest) is not str or "\t" in digest or "\n" in digest:
+            if type(digest) is not str or each and not _plain_digests([digest]):
                 slow.append(index)
                 continue
+            digests.append(digest)
             digest = "+" + digest
-            pairs.append(f"{digest}\t{loc}")
+            pairs.append(f"{digest}\t{loc}")  # dedupe.digest_pair, inline: one call less per line
         else:
             digest = "-"
+        locs.append(loc)
         lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")
+    return each or (_plain_locs(locs) and _plain_lastmods(lastmods) and _plain_digests(digests))
