@@ -268,16 +268,19 @@ class LineSorter:
             for path in batch:
                 path.unlink()
 
-    def iter_unique_lines(self) -> Iterator[str]:
-        """Yield every key once, sorted; ``duplicates`` is final once this is exhausted.
-
-        Can be called once; no line can be added afterwards.
-        """
+    def _begin_final_pass(self) -> None:
         if self._finished:
             raise SitemapError(f"{type(self).__name__}: iter_unique() can be called only once")
         self._finished = True
         self._buffer.sort()
         self._reduce_runs()
+
+    def iter_unique_lines(self) -> Iterator[str]:
+        """Yield every key once, sorted; ``duplicates`` is final once this is exhausted.
+
+        Can be called once; no line can be added afterwards.
+        """
+        self._begin_final_pass()
         if not self._runs:
             yield from self._unique(self._buffer)
         else:
@@ -292,11 +295,7 @@ class LineSorter:
         counting them) is left to the caller, which saves a pass. Can be called once, as
         ``iter_unique_lines``, instead of it.
         """
-        if self._finished:
-            raise SitemapError(f"{type(self).__name__}: iter_unique() can be called only once")
-        self._finished = True
-        self._buffer.sort()
-        self._reduce_runs()
+        self._begin_final_pass()
         if not self._runs:
             yield from _list_blocks(self._buffer, _MIN_BLOCK_CHARS // 16)
         else:
