@@ -11,19 +11,21 @@ from hypothesis import strategies as st
 from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
 from sitemap_spider.sitemaps.dedupe import digest_pair
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.inputs import jsonl_records, to_fields
+from sitemap_spider.sitemaps.inputs import READERS, to_fields
 from sitemap_spider.sitemaps.sorting import encode_fields
 from sitemap_spider.sitemaps.xml import check_fields
 
 BASE = "https://www.example.com/"
 
 
-def general(raw_lines: list[bytes], first: int = 1) -> tuple[list[str], list[str], list[tuple[int, str]]]:
-    """Each line alone through the standard library's decoder and the full checks."""
+def general(
+    raw_lines: list[bytes], first: int = 1, kind: str = "jsonl"
+) -> tuple[list[str], list[str], list[tuple[int, str]]]:
+    """Each line alone through the format's reader (for JSON, the standard library's decoder) and the full checks."""
     lines: list[str] = []
     pairs: list[str] = []
     bad: list[tuple[int, str]] = []
-    for number, record in jsonl_records(enumerate(raw_lines, first)):
+    for number, record in READERS[kind](enumerate(raw_lines, first)):
         try:
             if isinstance(record, str):
                 raise InvalidEntryError(record)
@@ -38,9 +40,9 @@ def general(raw_lines: list[bytes], first: int = 1) -> tuple[list[str], list[str
     return lines, pairs, bad
 
 
-def assert_same_as_general(raw_lines: list[bytes], first: int = 1) -> None:
-    done = encode_chunk("jsonl", raw_lines, first, stop=False)
-    lines, pairs, bad = general(raw_lines, first)
+def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "jsonl") -> None:
+    done = encode_chunk(kind, raw_lines, first, stop=False)
+    lines, pairs, bad = general(raw_lines, first, kind)
     assert sorted(done.lines) == sorted(lines)
     assert sorted(done.pairs) == sorted(pairs)
     assert done.bad == bad[:20]
@@ -237,3 +239,28 @@ def test_blocks_of_any_one_zone_and_blocks_that_never_qualify() -> None:
     plain = [crawl_line(f"{BASE}p/{i}", "2024-05-01T10:20:30Z") for i in range(3 * _BLOCK_LINES)]
     assert_same_as_general(zoned + mixed + plain)
     assert_same_as_general([*zoned[:5], crawl_line(BASE + "x", "2024-05-01T10:20:30+14:30"), *zoned[5:]])
+
+
+def test_plain_text_blocks_of_one_site_and_odd_lines_in_them() -> None:
+    urls = [f"{BASE}p/{i}?q={i % 7}".encode() for i in range(2 * _BLOCK_LINES + 100)]
+    done = encode_chunk("txt", urls, 1, stop=False)
+    assert sorted(done.lines) == sorted(f"{url.decode()}\t-\t-\t-\t-" for url in urls)
+    assert done.last_record == len(urls)
+    assert_same_as_general(urls, kind="txt")
+    for odd in (
+        b"",
+        b"   ",
+        b"# a comment",
+        b"  https://www.example.com/padded  ",
+        b"https://www.example.com/crlf\r",
+        b"https://other.example.com/another-site",
+        b"https://www.example.com/caf\xc3\xa9",
+        b"https://www.example.com/sp ace",
+        b"https://www.example.com/a%20b",
+        b"\xff not utf-8",
+        b"/relative",
+        b"https://www.example.com/" + b"x" * 2030,
+    ):
+        mixed = [*urls[:10], odd, *urls[10:]]
+        assert_same_as_general(mixed, kind="txt")
+        assert_same_as_general(mixed, first=1000, kind="txt")
