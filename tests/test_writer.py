@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import gzip
+import random
 from pathlib import Path
 
 import pytest
+from scrapy.utils.gz import gunzip
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError
 from sitemap_spider.sitemaps.writer import (
+    _COMPRESS_BLOCK,
     MAX_SITEMAPS_PER_INDEX,
     ShardInfo,
     ShardWriter,
+    gzip_file,
     shard_name,
+    write_document,
     write_index,
 )
-from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
+from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element, url_line
 from tests.sitemap_check import assert_valid, file_bytes, read_urls, read_urlset
 
 FRAME = len(URLSET_OPEN) + len(URLSET_CLOSE)
 BASE = "https://example.com/sitemaps/"
+# ID1 ID2 CM=deflate, FLG 0 (no name, no comment, no extra), MTIME 0, XFL 0, OS 255 (unknown).
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+SLICE = _COMPRESS_BLOCK  # the writer deflates every file in slices of this size
 
 
 def same_size_entries(count: int) -> list[SitemapEntry]:
@@ -31,6 +39,14 @@ def write_all(directory: Path, items: list[SitemapEntry], **options: object) -> 
     writer = ShardWriter(directory, **options)  # type: ignore[arg-type]
     for entry in items:
         writer.write(entry)
+    return writer.close()
+
+
+def write_in_lists(writer: ShardWriter, items: list[SitemapEntry], batch: int) -> list[ShardInfo]:
+    for start in range(0, len(items), batch):
+        part = items[start : start + batch]
+        lines = [url_line(e.loc, e.lastmod, e.changefreq, e.priority) for e in part]
+        writer.write_lines(lines, [e.lastmod or "" for e in part])
     return writer.close()
 
 
@@ -134,6 +150,61 @@ def test_gzip_is_reproducible_and_holds_the_plain_bytes(tmp_path: Path) -> None:
         read_urlset(path)
 
 
+def check_gzip(data: bytes, plain: bytes) -> None:
+    """``data`` is ``plain`` gzipped with the fixed header, as Python and Scrapy read it."""
+    assert data[:10] == GZIP_HEADER
+    assert gzip.decompress(data) == plain
+    assert gunzip(data) == plain
+
+
+def test_gzip_bytes_depend_on_the_content_only(tmp_path: Path) -> None:
+    # zlib-ng's output depends on how its input is split between calls: a ShardWriter's writes
+    # of one line each or of thousands, write_document's single write and gzip_file's reads
+    # must still give the same bytes. The first shard spans several compression slices.
+    entries = random_entries(20_000, seed=3)
+    for name in ("plain", "lines", "lists"):
+        (tmp_path / name).mkdir()
+    write_all(tmp_path / "plain", entries, max_urls=15_000, max_bytes=52_428_800, gzip=False)
+    write_all(tmp_path / "lines", entries, max_urls=15_000, max_bytes=52_428_800, gzip=True)
+    writer = ShardWriter(tmp_path / "lists", max_urls=15_000, max_bytes=52_428_800, gzip=True)
+    shards = write_in_lists(writer, entries, 7_001)
+    assert [shard.urls for shard in shards] == [15_000, 5_000]
+    assert shards[0].bytes > 2 * SLICE and shards[1].bytes < SLICE
+    for number in (1, 2):
+        plain_path = tmp_path / "plain" / shard_name(number, gzip=False)
+        plain = plain_path.read_bytes()
+        expected = (tmp_path / "lines" / shard_name(number, gzip=True)).read_bytes()
+        check_gzip(expected, plain)
+        assert (tmp_path / "lists" / shard_name(number, gzip=True)).read_bytes() == expected
+        write_document(tmp_path / f"{number}-whole.gz", plain, gzip=True)
+        assert (tmp_path / f"{number}-whole.gz").read_bytes() == expected
+        gzip_file(plain_path, tmp_path / f"{number}-file.gz")
+        assert (tmp_path / f"{number}-file.gz").read_bytes() == expected
+
+
+def sitemap_like(size: int) -> bytes:
+    """``size`` bytes of varied, compressible text."""
+    rng = random.Random(size)
+    text = "".join(
+        f"<url><loc>https://example.com/{rng.randrange(10**9)}/{'ab' * rng.randrange(60)}</loc></url>\n"
+        for _ in range(size // 40 + 1)
+    )
+    return text.encode()[:size]
+
+
+@pytest.mark.parametrize("size", [0, 1, SLICE - 1, SLICE, SLICE + 1, 2 * SLICE, 3 * SLICE + 777])
+def test_gzip_bytes_at_the_edges_of_the_compression_slices(tmp_path: Path, size: int) -> None:
+    # One write of the whole content against reads of one slice each, on both sides of a
+    # slice's end; the content decompresses back exactly.
+    plain = sitemap_like(size)
+    (tmp_path / "plain").write_bytes(plain)
+    write_document(tmp_path / "whole.gz", plain, gzip=True)
+    gzip_file(tmp_path / "plain", tmp_path / "file.gz")
+    data = (tmp_path / "whole.gz").read_bytes()
+    check_gzip(data, plain)
+    assert (tmp_path / "file.gz").read_bytes() == data
+
+
 def test_shard_lastmod_is_the_newest_instant_across_zones(tmp_path: Path) -> None:
     loc = "https://example.com/"
     items = [
@@ -225,8 +296,6 @@ def test_shards_read_back_with_all_fields(tmp_path: Path) -> None:
 
 
 def random_entries(count: int, seed: int) -> list[SitemapEntry]:
-    import random
-
     rng = random.Random(seed)
     return [
         SitemapEntry(
@@ -244,19 +313,12 @@ def random_entries(count: int, seed: int) -> list[SitemapEntry]:
 def test_lines_written_in_lists_make_the_shards_of_entries_written_one_by_one(
     tmp_path: Path, max_urls: int, max_bytes: int, batch: int
 ) -> None:
-    from sitemap_spider.sitemaps.xml import url_line
-
     entries = random_entries(300, seed=max_urls + batch)
     (tmp_path / "one").mkdir()
     (tmp_path / "lists").mkdir()
     one = write_all(tmp_path / "one", entries, max_urls=max_urls, max_bytes=max_bytes, gzip=False)
     writer = ShardWriter(tmp_path / "lists", max_urls=max_urls, max_bytes=max_bytes, gzip=False)
-    for start in range(0, len(entries), batch):
-        part = entries[start : start + batch]
-        writer.write_lines(
-            [url_line(e.loc, e.lastmod, e.changefreq, e.priority) for e in part], [e.lastmod or "" for e in part]
-        )
-    assert writer.close() == one
+    assert write_in_lists(writer, entries, batch) == one
     for shard in one:
         assert (tmp_path / "lists" / shard.name).read_bytes() == (tmp_path / "one" / shard.name).read_bytes()
 
