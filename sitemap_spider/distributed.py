@@ -47,6 +47,7 @@ from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
 from sitemap_spider.distributed_scripts import register_scripts
+from sitemap_spider.engine import wake_engine
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.scheduler import STATE_ID_META
 
@@ -161,11 +162,9 @@ class SharedCrawl:
         except redis.RedisError as exc:
             # A failed beat must not stop the loop: Redis may be back at the next one.
             logger.warning("Shared crawl heartbeat failed: %s", exc)
-        # Scrapy asks an idle scheduler again only every 5 s: work other workers queue
-        # and the end of the crawl are noticed at the pace of the heartbeat instead.
-        slot = getattr(self.crawler.engine, "_slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
+        # Work other workers queue and the end of the crawl are noticed at the pace of
+        # this heartbeat, not at the engine's own (every 5 s).
+        wake_engine(self.crawler.engine)
 
     # --- the frontier ------------------------------------------------------------
     def take(self) -> tuple[str, bytes] | None:

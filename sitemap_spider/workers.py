@@ -38,6 +38,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider
 from scrapy.settings import BaseSettings, Settings
 
+from sitemap_spider.engine import wake_engine
 from sitemap_spider.worker_channel import Channel, owner
 
 if TYPE_CHECKING:
@@ -109,10 +110,8 @@ class Workers:
             self.crawler.engine.crawl(request)
 
     def _wake(self) -> None:
-        # Scrapy looks at an idle engine again only every 5 s; news from the other process counts now.
-        slot = getattr(self.crawler.engine, "_slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
+        # News from the other process counts now, not at the engine's next heartbeat.
+        wake_engine(self.crawler.engine)
 
 
 class Leader(Workers):
