@@ -26,260 +26,40 @@ is older than SITEMAP_REDIS_LEASE_SECONDS is dead: any live worker puts its
 leases back. The crawl ends when the frontier and the leases are empty and no
 request was taken or finished for SITEMAP_REDIS_IDLE_SECONDS; the last live
 worker to see that publishes, the others name it and leave.
+
+This module is what Scrapy runs: the scheduler over scrapy-redis's queue whose
+pop takes a lease. The worker's side of the crawl, from joining to the end, is
+:class:`~sitemap_spider.distributed_crawl.SharedCrawl` (distributed_crawl.py,
+re-exported here), over the Lua scripts of distributed_scripts.py.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import os
-import secrets
-import socket
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import redis
-from scrapy import Request, Spider, signals
-from scrapy.exceptions import DontCloseSpider
+from scrapy import Request, Spider
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
-from twisted.internet import task
 
-from sitemap_spider.distributed_scripts import register_scripts
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.distributed_crawl import (
+    KEY_PREFIX,
+    PUBLISHER_STAT,
+    CrawlKeys,
+    SharedCrawl,
+    check_reachable,
+)
 from sitemap_spider.scheduler import STATE_ID_META
 
-if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
-
-    from sitemap_spider.config import CrawlTarget, SharedConfig
-
-logger = logging.getLogger(__name__)
-
-KEY_PREFIX = "sitemap"
-#: Stats key naming the worker that publishes the set, on the workers that leave it that job.
-PUBLISHER_STAT = "sitemap/shared/publisher"
-
-
-def check_reachable(url: str) -> str | None:
-    """Why the Redis at ``url`` cannot be used, or None when it answers."""
-    client = redis.Redis.from_url(url, socket_connect_timeout=5)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        return str(exc)
-    finally:
-        client.close()
-    return None
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-class CrawlKeys:
-    """The Redis keys of one shared crawl."""
-
-    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded")
-
-    def __init__(self, crawl_id: str) -> None:
-        self.prefix = f"{KEY_PREFIX}:{crawl_id}:"
-
-    def __getattr__(self, name: str) -> str:
-        return self.prefix + name
-
-    def data(self) -> list[str]:
-        """Every key a new crawl clears besides meta (workers and ended first, for the join script)."""
-        return [self.prefix + name for name in ("workers", "ended", *self.DATA)]
-
-
-class SharedCrawl:
-    """This worker's side of a shared crawl: its leases, the stored entries and exclusions, the end.
-
-    It stands where the JOBDIR :class:`~sitemap_spider.state.CrawlState` stands
-    (``spider.crawl_state``): the same mark-done point releases a lease.
-    """
-
-    def __init__(self, crawler: Crawler, config: SharedConfig, target: CrawlTarget) -> None:
-        self.crawler = crawler
-        self.config = config
-        self.crawl_id = config.crawl_id or target.site.crawl_origin
-        self.keys = CrawlKeys(self.crawl_id)
-        self.worker = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
-        self.redis = redis.Redis.from_url(config.redis_url)
-        self.role = "worker"  # started / joined / resumed, then publish / leave / gone
-        self.publisher: str | None = None
-        self._leases: set[str] = set()
-        self._finished = False
-        self._script = register_scripts(self.redis)
-        # Several beats per idle period and per lease: neither the end nor a lease
-        # is decided on one late beat.
-        interval = max(0.05, min(1.0, config.idle_seconds / 3, config.lease_seconds / 5))
-        self._beat = task.LoopingCall(self._heartbeat)
-        self._interval = interval
-        self._start_urls = json.dumps(list(target.start_urls))
-
-    def join(self) -> str:
-        """Start the crawl (clear, then seed), join it, or take it up again; return which."""
-        keys = self.keys
-        resume = "1" if self.config.resume else "0"
-        role = _text(
-            self._script["join"](
-                keys=[keys.meta, *keys.data()],
-                args=[self.worker, resume, self.config.lease_seconds, self._start_urls],
-            )
-        )
-        self.role = role
-        logger.info("Shared crawl %s: %s as worker %s", self.crawl_id, role, self.worker)
-        if role == "resumed":
-            self._requeue("")
-        return role
-
-    @property
-    def seeds(self) -> bool:
-        """Whether this worker queues the start URLs (only the one that started the crawl)."""
-        return self.role == "started"
-
-    def seeded(self) -> None:
-        """The start URLs are queued: from now on an empty queue may mean the end."""
-        self.redis.hdel(self.keys.meta, "seeding")
-
-    def connect(self) -> None:
-        signals_ = self.crawler.signals
-        signals_.connect(self._opened, signal=signals.spider_opened)
-        signals_.connect(self.on_idle, signal=signals.spider_idle)
-
-    def _opened(self) -> None:
-        self._beat.start(self._interval, now=True)
-
-    def _heartbeat(self) -> None:
-        try:
-            self._script["heartbeat"](keys=[self.keys.workers], args=[self.worker])
-            # Busy workers put back a dead one's requests too, so they wait no longer than its lease.
-            self._put_back_dead()
-        except redis.RedisError as exc:
-            # A failed beat must not stop the loop: Redis may be back at the next one.
-            logger.warning("Shared crawl heartbeat failed: %s", exc)
-        # Scrapy asks an idle scheduler again only every 5 s: work other workers queue
-        # and the end of the crawl are noticed at the pace of the heartbeat instead.
-        slot = getattr(self.crawler.engine, "_slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
-
-    # --- the frontier ------------------------------------------------------------
-    def take(self) -> tuple[str, bytes] | None:
-        """The next request, leased to this worker until :meth:`done`."""
-        k = self.keys
-        taken = self._script["take"](keys=[k.requests, k.leases, k.lease_seq, k.meta], args=[self.worker])
-        if not taken:
-            return None
-        lease, data = _text(taken[0]), bytes(taken[1])
-        self._leases.add(lease)
-        return lease, data
-
-    def push(self, fingerprint: str | None, score: int, data: bytes, replaced: str | None) -> bool:
-        """Queue a request unless its fingerprint was seen; a request it replaces is done."""
-        k = self.keys
-        stored = self._script["push"](
-            keys=[k.seen, k.requests, k.leases, k.meta],
-            args=[fingerprint or "", score, data, replaced or ""],
-        )
-        if replaced is not None:
-            self._leases.discard(replaced)
-        return bool(stored)
-
-    def done(self, lease: str) -> None:
-        """Everything this request led to is stored: its lease ends."""
-        self._script["done"](keys=[self.keys.leases, self.keys.meta], args=[lease])
-        self._leases.discard(lease)
-
-    def _put_back_dead(self) -> int:
-        moved = self._requeue("")
-        if moved:
-            logger.warning("Put back %d requests taken by workers that stopped answering", moved)
-            self.crawler.stats.inc_value("sitemap/shared/requeued", moved)
-        return moved
-
-    def _requeue(self, owner: str) -> int:
-        k = self.keys
-        moved = self._script["requeue"](keys=[k.workers, k.leases, k.requests], args=[self.config.lease_seconds, owner])
-        return int(moved)
-
-    # --- entries and exclusions, as CrawlState keeps them -------------------------
-    def add_entry(self, entry: SitemapEntry) -> None:
-        value = json.dumps([entry.lastmod, entry.changefreq, entry.priority, entry.content_digest])
-        self.redis.hset(self.keys.entries, entry.loc, value)
-
-    def entries(self) -> Iterator[SitemapEntry]:
-        for loc, value in self.redis.hscan_iter(self.keys.entries):
-            yield SitemapEntry(_text(loc), *json.loads(value))
-
-    def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
-        # A page fetched again after a lease ran out is reported once.
-        if self.redis.hsetnx(self.keys.exclusions, f"{url}\0{reason}", detail or ""):
-            self.redis.hincrby(self.keys.excluded, reason, 1)
-
-    def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
-        rows = []
-        for field, detail in self.redis.hscan_iter(self.keys.exclusions):
-            url, reason = _text(field).split("\0", 1)
-            rows.append((url, reason, _text(detail) or None))
-        # Hash order is arbitrary: sort, so the report does not depend on which worker was first.
-        yield from sorted(rows)
-
-    def exclusion_counts(self) -> dict[str, int]:
-        counts = self.redis.hgetall(self.keys.excluded)
-        return {_text(reason): int(count) for reason, count in sorted(counts.items())}
-
-    # --- the end ---------------------------------------------------------------
-    def on_idle(self, spider: Spider) -> None:
-        """spider_idle: keep this worker open until the whole crawl has ended."""
-        if self._leases:
-            # The engine is idle, so no response of ours is being handled: these were missed.
-            logger.warning("Releasing %d leases not marked done", len(self._leases))
-            for lease in list(self._leases):
-                self.done(lease)
-        if self._put_back_dead():
-            raise DontCloseSpider
-        k = self.keys
-        outcome = self._script["end"](
-            keys=[k.meta, k.workers, k.ended, k.requests, k.leases],
-            args=[self.worker, self.config.idle_seconds, self.config.lease_seconds],
-        )
-        what = _text(outcome[0])
-        if what in ("busy", "wait"):
-            raise DontCloseSpider
-        self.role = what
-        if what == "gone":
-            logger.error("Shared crawl %s was finished or restarted by another worker", self.crawl_id)
-            return
-        self.publisher = _text(outcome[1])
-        if what == "leave":
-            # Tells `scrapy crawl` that this worker ended well although it published nothing.
-            self.crawler.stats.set_value(PUBLISHER_STAT, self.publisher)
-
-    @property
-    def publishes(self) -> bool:
-        return self.role == "publish"
-
-    def mark_finished(self) -> None:
-        """The set is published: the next run of this crawl starts over."""
-        self.redis.hset(self.keys.meta, "status", "finished")
-        self._finished = True
-
-    def close(self) -> None:
-        """Stop beating; give back what this worker had not finished; drop a published crawl's data."""
-        if self._beat.running:
-            self._beat.stop()
-        moved = self._requeue(self.worker)
-        if moved:
-            logger.info("Put back %d requests this worker had not finished", moved)
-        self.redis.zrem(self.keys.workers, self.worker)
-        if self._finished:
-            # The report has been written: the frontier, seen set and entries are no longer needed.
-            self.redis.unlink(*self.keys.data())
-        self.redis.close()
+__all__ = [
+    "KEY_PREFIX",
+    "PUBLISHER_STAT",
+    "CrawlKeys",
+    "LeasedQueue",
+    "SharedCrawl",
+    "SharedScheduler",
+    "check_reachable",
+]
 
 
 class LeasedQueue(PriorityQueue):  # type: ignore[misc]  # scrapy-redis has no type information

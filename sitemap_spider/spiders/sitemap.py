@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
-from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from scrapy.settings import BaseSettings
@@ -21,10 +17,10 @@ from scrapy.utils.response import get_base_url, get_meta_refresh
 from twisted.python.failure import Failure
 
 from sitemap_spider import middlewares
-from sitemap_spider.browser import INSTALL_HINT, Browser, find_browser, playwright_settings
-from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_defaults
+from sitemap_spider.browser import Browser, playwright_settings
+from sitemap_spider.config import CrawlTarget, SitemapConfig
 from sitemap_spider.dates import lastmod_from_header
-from sitemap_spider.distributed import SharedCrawl, SharedScheduler, check_reachable
+from sitemap_spider.distributed import SharedCrawl
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.links import LinkFinder
 from sitemap_spider.pages import (
@@ -36,23 +32,14 @@ from sitemap_spider.pages import (
     robots_from_header,
     robots_from_meta,
 )
-from sitemap_spider.pipelines import SitemapPipeline
 from sitemap_spider.report import CrawlReport
-from sitemap_spider.scheduler import SpillScheduler, StateScheduler
 from sitemap_spider.spiders.rendering_mixin import RenderingMixin
+from sitemap_spider.spiders.start_up import check_start_up, configure_settings, open_crawl_state
 from sitemap_spider.state import CrawlState
 from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
 from sitemap_spider.workers import Helper, Leader, Workers, for_crawler
 
 logger = logging.getLogger(__name__)
-
-# Library middleware -> the subclass that also records why a URL is not listed.
-_REPLACED_MIDDLEWARES = {
-    OffsiteMiddleware: middlewares.SiteScopeMiddleware,
-    RobotsTxtMiddleware: middlewares.RecordingRobotsTxtMiddleware,
-    RedirectMiddleware: middlewares.RecordingRedirectMiddleware,
-    MetaRefreshMiddleware: middlewares.RecordingMetaRefreshMiddleware,
-}
 
 
 class SitemapSpider(RenderingMixin, Spider):
@@ -73,53 +60,14 @@ class SitemapSpider(RenderingMixin, Spider):
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
         super().update_settings(settings)
-        apply_defaults(settings)
-        base = settings.getdict("DOWNLOADER_MIDDLEWARES_BASE")
-        for library_cls, ours in _REPLACED_MIDDLEWARES.items():
-            order = next(v for k, v in base.items() if k.endswith(library_cls.__name__))
-            settings.set_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", library_cls, None)
-            settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", ours, order)
-        settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", SitemapPipeline, 300)
-        settings.setdefault_in_component_priority_dict("SPIDER_MIDDLEWARES", middlewares.CrawlStateMiddleware, 10)
-        redis_url = settings.get("SITEMAP_REDIS_URL")
-        if redis_url:
-            # One crawl, several workers: scrapy-redis's frontier and seen set, kept after
-            # each worker closes (the others go on), with leases (see distributed.py).
-            settings.set("SCHEDULER", SharedScheduler, priority="addon")
-            settings.set("DUPEFILTER_CLASS", "scrapy_redis.dupefilter.RFPDupeFilter", priority="addon")
-            settings.set("SCHEDULER_PERSIST", True, priority="addon")
-            settings.set("REDIS_URL", redis_url, priority="addon")
-        elif settings.get("JOBDIR"):
-            # Scrapy's JOBDIR queue is lost on SIGKILL while its seen set is not: keep both in SQLite.
-            settings.set("SCHEDULER", StateScheduler, priority="addon")
-        else:
-            # The queue of a big site does not fit in memory (see SpillScheduler).
-            settings.set("SCHEDULER", SpillScheduler, priority="addon")
+        configure_settings(settings)
 
     @classmethod
     def check_start_up(
         cls, settings: BaseSettings, arguments: dict[str, Any]
     ) -> tuple[SitemapConfig, CrawlTarget, Browser | None]:
         """Validate settings and arguments and find the browser; :class:`ConfigError` names the culprit."""
-        config = SitemapConfig.from_settings(settings)
-        target = CrawlTarget.from_arguments(arguments, config.strip_params)
-        if "_job" in arguments:
-            # Scrapyd (it always passes _job) runs jobs in its own working directory.
-            for name in ("SITEMAP_OUTPUT_DIR", "SITEMAP_REPORT"):
-                value = settings.get(name)
-                if value is not None and not Path(str(value)).is_absolute():
-                    raise ConfigError(name, f"must be an absolute path under Scrapyd, got {value!r}")
-        if config.shared is not None:
-            problem = check_reachable(config.shared.redis_url)
-            if problem is not None:
-                raise ConfigError("SITEMAP_REDIS_URL", f"cannot reach Redis: {problem}")
-        mode = target.render_mode(config)
-        browser = None if mode == "never" else find_browser(config.browser_path)
-        if browser is None and config.browser_path and mode != "never":
-            raise ConfigError("SITEMAP_BROWSER_PATH", f"no executable browser at {config.browser_path!r}")
-        if browser is None and mode == "always":
-            raise ConfigError("render", f"render=always needs a browser: {INSTALL_HINT}")
-        return config, target, browser
+        return check_start_up(settings, arguments)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> SitemapSpider:
@@ -133,7 +81,7 @@ class SitemapSpider(RenderingMixin, Spider):
         spider: SitemapSpider = super().from_crawler(crawler, *args, **kwargs)
         spider.config = config
         spider.target = target
-        spider.crawl_state = cls._open_state(crawler, config, target)
+        spider.crawl_state = open_crawl_state(crawler, config, target)
         spider._set_up_rendering(crawler, browser)
         crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
@@ -145,23 +93,6 @@ class SitemapSpider(RenderingMixin, Spider):
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
         return spider
-
-    @staticmethod
-    def _open_state(
-        crawler: Crawler, config: SitemapConfig, target: CrawlTarget
-    ) -> CrawlState | SharedCrawl | None:
-        if config.shared is not None and crawler.settings.get("SCHEDULER") is SharedScheduler:
-            shared = SharedCrawl(crawler, config.shared, target)
-            shared.join()
-            shared.connect()
-            return shared
-        jobdir = crawler.settings.get("JOBDIR")
-        if not jobdir or crawler.settings.get("SCHEDULER") is not StateScheduler:
-            return None
-        state = CrawlState(Path(jobdir) / "sitemap-state.sqlite")
-        state.start(fresh=state.start_urls() not in (None, list(target.start_urls)))
-        state.set_start_urls(list(target.start_urls))
-        return state
 
     def _forget_links(self) -> None:
         self.link_finder.met.clear()

@@ -1,0 +1,69 @@
+"""Which process of a two-process crawl fetches a URL, and handing URLs between them.
+
+See :mod:`sitemap_spider.workers` for the whole design; :class:`Workers` is
+what the leader and the helper (worker_roles.py) have in common.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sitemap_spider.engine import wake_engine
+from sitemap_spider.worker_channel import owner
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from sitemap_spider.worker_channel import Channel
+
+
+class Workers:
+    """What both processes share: handing URLs over and taking them in."""
+
+    index = 0
+    count = 1
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.channel: Channel | None = None
+        self.sent = 0  # links handed to the other process
+        self.received = 0  # links taken in from it
+        self._make_request: Callable[[str, str | None], Request] | None = None
+        self.met: set[str] | None = None  # the spider's LinkFinder's set of links met
+
+    @property
+    def active(self) -> bool:
+        return self.channel is not None and not self.channel.closed
+
+    def hand_over(self, url: str, depth: int, skip: str | None = None) -> bool:
+        """Send ``url`` to the process that owns it; False if it is this process's to fetch."""
+        if not self.active or owner(url, self.count) == self.index:
+            return False
+        assert self.channel is not None
+        self.channel.send({"t": "links", "l": [[url, depth, skip]]})
+        self.sent += 1
+        return True
+
+    def response_seen(self) -> None:
+        """Called for each page the spider is given."""
+
+    def attach(self, make_request: Callable[[str, str | None], Request], met: set[str]) -> None:
+        """How the spider turns a URL handed over into a request, and the links it has met."""
+        self._make_request = make_request
+        self.met = met
+
+    def _take_links(self, links: list[list[Any]]) -> None:
+        assert self._make_request is not None and self.crawler.engine is not None
+        depth_priority = self.crawler.settings.getint("DEPTH_PRIORITY")
+        for url, depth, skip in links:
+            self.received += 1
+            request = self._make_request(url, skip)
+            request.meta["depth"] = depth
+            request.priority = -depth * depth_priority
+            self.crawler.engine.crawl(request)
+
+    def _wake(self) -> None:
+        # News from the other process counts now, not at the engine's next heartbeat.
+        wake_engine(self.crawler.engine)

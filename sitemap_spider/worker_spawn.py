@@ -1,0 +1,114 @@
+"""Starting the helper process of a two-process crawl (see :mod:`sitemap_spider.workers`).
+
+Whether the site lets a second process speed the crawl up, the helper's
+settings, the "spawn" start with a socket pair, the site's concurrency shared
+between the two, and :func:`run_helper`, what the helper process runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import pickle
+import socket
+from typing import TYPE_CHECKING, Any
+
+from scrapy.settings import BaseSettings, Settings
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+# The socket the helper process was given (set in the helper before its crawl starts).
+_helper_socket: socket.socket | None = None
+
+
+def helper_socket() -> socket.socket | None:
+    """In the helper process, its end of the socket pair; None in any other process."""
+    return _helper_socket
+
+
+def why_paced(crawler: Crawler) -> str | None:
+    """Why the site's pace, not the CPU, bounds this crawl, if it does."""
+    stats = crawler.stats
+    assert stats is not None
+    if stats.get_value("sitemap/crawl_delay"):
+        return "robots.txt asks for a Crawl-delay"
+    if crawler.settings.getfloat("DOWNLOAD_DELAY") > 0:
+        return "DOWNLOAD_DELAY is set"
+    if any(key.startswith("sitemap/backoff/") for key in stats.get_stats()):
+        return "the site asked the crawl to slow down (429/503)"
+    return None
+
+
+def spawn_helper(crawler: Crawler, spider_kwargs: dict[str, Any]) -> tuple[BaseProcess, socket.socket] | None:
+    """Start the helper process: it and this process's end of their socket pair, or None if it failed."""
+    settings = crawler.settings
+    values = _plain(settings)
+    values.update(
+        # Two processes share the site's concurrency cap and AutoThrottle's target.
+        CONCURRENT_REQUESTS_PER_DOMAIN=max(1, settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") // 2),
+        AUTOTHROTTLE_TARGET_CONCURRENCY=max(1.0, settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY") / 2),
+        LOG_FORMAT="%(asctime)s [worker 2] [%(name)s] %(levelname)s: %(message)s",
+        TELNETCONSOLE_ENABLED=False,
+        REMOTE_CONTROL_ENABLED=False,
+        SITEMAP_REPORT=None,
+    )
+    ours, theirs = socket.socketpair()
+    context = multiprocessing.get_context("spawn")
+    process = context.Process(
+        target=run_helper, args=(values, spider_kwargs, theirs), name="sitemap-worker-2", daemon=True
+    )
+    try:
+        process.start()
+    except (OSError, TypeError, AttributeError, pickle.PicklingError) as exc:  # a setting pickle refuses
+        logger.warning("Crawling in one process: the second worker could not start (%s)", exc)
+        ours.close()
+        return None
+    finally:
+        theirs.close()
+    return process, ours
+
+
+def share_concurrency(crawler: Crawler) -> None:
+    """Keep this process's half of the site's concurrency cap and of AutoThrottle's target."""
+    per_domain = crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
+    per_domain = max(1, per_domain - per_domain // 2)  # the helper has the other half
+    downloader = getattr(crawler.engine, "downloader", None)
+    if downloader is None:
+        return
+    downloader.domain_concurrency = per_domain
+    for slot in downloader.slots.values():
+        slot.concurrency = min(slot.concurrency, per_domain)
+    throttle = next(
+        (ext for ext in getattr(crawler.extensions, "middlewares", ())
+         if type(ext).__name__ == "AutoThrottle"), None,
+    )
+    if throttle is not None:
+        throttle.target_concurrency = max(1.0, throttle.target_concurrency / 2)
+
+
+def _plain(settings: BaseSettings) -> dict[Any, Any]:
+    """Settings as plain dicts, component keys left as they are (copy_to_dict makes them strings)."""
+    return {
+        name: _plain(value) if isinstance(value, BaseSettings) else value
+        for name, value in settings.items()
+    }
+
+
+def run_helper(values: dict[str, Any], spider_kwargs: dict[str, Any], sock: socket.socket) -> None:
+    """The helper process: the same crawl, fed with URLs by the leader."""
+    from scrapy.crawler import CrawlerProcess
+
+    from sitemap_spider.spiders.sitemap import SitemapSpider
+
+    global _helper_socket
+    _helper_socket = sock
+    settings = Settings()
+    settings.setdict(values, priority="cmdline")
+    process = CrawlerProcess(settings)
+    process.crawl(SitemapSpider, **spider_kwargs)
+    process.start()
