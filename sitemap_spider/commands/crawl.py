@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from sitemap_spider.config import ConfigError
-from sitemap_spider.distributed import PUBLISHER_STAT
-from sitemap_spider.pipelines import NOT_PUBLISHED_STAT
 
 if TYPE_CHECKING:
     import argparse
@@ -47,6 +45,11 @@ class Command(ScrapyCrawlCommand):
             return
         # Pass the name, not a Crawler: Scrapy merges the process settings into a
         # Crawler given to crawl() again, over what the spider set for itself.
+        # Imported here: Scrapy imports every command to list them, and `scrapy publish` need
+        # not pay for redis and the pipeline (a tenth of a second of its start-up).
+        from sitemap_spider.distributed import PUBLISHER_STAT
+        from sitemap_spider.pipelines import NOT_PUBLISHED_STAT
+
         self.crawler_process.crawl(args[0], **opts.spargs)
         crawler = next(iter(self.crawler_process.crawlers))
         self.crawler_process.start()
