@@ -13,6 +13,7 @@ peak RSS of the process (from wait4).
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
 import re
@@ -21,33 +22,47 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def _pages(count: int, seed: int) -> Iterator[tuple[int, str]]:
+    """``(page number, loc)`` of ``count`` entries: crawl order, not sorted; 1% repeat an earlier URL."""
+    rng = random.Random(seed)
+    for i in range(count):
+        n = rng.randrange(count) if i % 100 == 0 else i
+        page = (n * 2654435761) % (count * 4)
+        yield page, f"https://www.example.com/s{page % 37:02d}/t{page % 997:03d}/p{page:09d}.html"
+
+
+def _write_lines(path: Path, lines: Iterator[str]) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        while block := list(itertools.islice(lines, 10_000)):
+            out.writelines(block)
+
+
 def generate(path: Path, count: int, seed: int = 7) -> None:
     """Write ``count`` JSON lines; plain string formatting, as json.dumps would be the bottleneck."""
-    rng = random.Random(seed)
-    with open(path, "w", encoding="utf-8") as out:
-        chunk = []
-        for i in range(count):
-            n = rng.randrange(count) if i % 100 == 0 else i  # 1% repeat an earlier URL
-            page = (n * 2654435761) % (count * 4)  # crawl order, not sorted order
-            loc = f"https://www.example.com/s{page % 37:02d}/t{page % 997:03d}/p{page:09d}.html"
-            lastmod = (
-                f'"2024-{page % 12 + 1:02d}-{page % 28 + 1:02d}T{page % 24:02d}:{page % 60:02d}:{page % 59:02d}+00:00"'
-                if page % 10 < 7
-                else "null"
-            )
-            chunk.append(
-                f'{{"loc": "{loc}", "lastmod": {lastmod}, "changefreq": null, "priority": null, '
-                f'"content_digest": "{page:020x}"}}\n'
-            )
-            if len(chunk) == 10_000:
-                out.writelines(chunk)
-                chunk = []
-        out.writelines(chunk)
+
+    def line(page: int, loc: str) -> str:
+        lastmod = (
+            f'"2024-{page % 12 + 1:02d}-{page % 28 + 1:02d}T{page % 24:02d}:{page % 60:02d}:{page % 59:02d}+00:00"'
+            if page % 10 < 7
+            else "null"
+        )
+        return (
+            f'{{"loc": "{loc}", "lastmod": {lastmod}, "changefreq": null, "priority": null, '
+            f'"content_digest": "{page:020x}"}}\n'
+        )
+
+    _write_lines(path, itertools.starmap(line, _pages(count, seed)))
+
+
+def generate_text(path: Path, count: int, seed: int = 7) -> None:
+    """The URLs of ``generate`` (the same ones, in the same order), one per line."""
+    _write_lines(path, (loc + "\n" for _, loc in _pages(count, seed)))
 
 
 def run(entries: Path, output: Path) -> dict[str, float | int | str]:
@@ -79,6 +94,9 @@ def run(entries: Path, output: Path) -> dict[str, float | int | str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--entries", type=int, nargs="+", default=[1_000_000], help="sizes to run (default 1000000)")
+    parser.add_argument(
+        "--text", action="store_true", help="one URL per line (the same URLs) instead of JSON Lines"
+    )
     parser.add_argument("--work", type=Path, help="directory for the generated input (default: a temp dir)")
     options = parser.parse_args()
     work = options.work or Path(tempfile.mkdtemp(prefix="sitemap-publish-bench-"))
@@ -88,9 +106,9 @@ def main() -> None:
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     try:
         for count in options.entries:
-            entries = work / f"entries-{count}.jl"
+            entries = work / (f"urls-{count}.txt" if options.text else f"entries-{count}.jl")
             if not entries.exists():
-                generate(entries, count)
+                (generate_text if options.text else generate)(entries, count)
             output = work / f"out-{count}"
             shutil.rmtree(output, ignore_errors=True)
             result = run(entries, output)
