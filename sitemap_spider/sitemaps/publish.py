@@ -25,15 +25,10 @@ from sitemap_spider.sitemaps.dedupe import (
     split_key,
     without_content_duplicates,
 )
+from sitemap_spider.sitemaps.entry_lines import decode_entry, encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.finisher import ShardFinisher
-from sitemap_spider.sitemaps.sorting import (
-    MAX_MERGE_FAN_IN,
-    ExternalSorter,
-    LineSorter,
-    decode_entry,
-    encode_fields,
-)
+from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
 from sitemap_spider.sitemaps.storage import SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
 from sitemap_spider.sitemaps.writer import (
