@@ -43,7 +43,6 @@ class Leader(Workers):
 
     def __init__(self, crawler: Crawler, config: SitemapConfig, spider_kwargs: dict[str, Any]) -> None:
         super().__init__(crawler)
-        self.wanted = config.workers
         self.after = config.workers_after
         self.spider_kwargs = spider_kwargs
         self.process: BaseProcess | None = None
