@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider
 
+from sitemap_spider.report import EXCLUDED_PREFIX
 from sitemap_spider.worker_channel import Channel, owner
 from sitemap_spider.worker_handover import Workers
 from sitemap_spider.worker_spawn import share_concurrency, spawn_helper, why_paced
@@ -32,8 +33,12 @@ logger = logging.getLogger(__name__)
 
 #: Stats: 2 once the helper process has started.
 WORKERS_STAT = "sitemap/workers"
-# The helper's stats that are not counts of work (summing them would mean nothing).
-_NOT_SUMMED = ("time", "memusage", "start", "finish", "log_count", "sitemap/excluded/", "sitemap/workers")
+# The helper's stats that are not counts of work (summing them would mean nothing): Scrapy's
+# times and finish reason, each process's memory and log lines, what the leader sets itself,
+# and the exclusions, which the helper sent over one by one and the leader counted. Whole keys
+# and prefixes: a count whose name holds "time" or "start" (say "sitemap/render/timeout") is summed.
+_NOT_SUMMED = frozenset({"start_time", "finish_time", "finish_reason", "elapsed_time_seconds", WORKERS_STAT})
+_NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", EXCLUDED_PREFIX, WORKERS_STAT + "/")
 # Responses between two looks at the queue while deciding whether to start the helper.
 _CHECK_EVERY = 32
 
@@ -43,7 +48,6 @@ class Leader(Workers):
 
     def __init__(self, crawler: Crawler, config: SitemapConfig, spider_kwargs: dict[str, Any]) -> None:
         super().__init__(crawler)
-        self.wanted = config.workers
         self.after = config.workers_after
         self.spider_kwargs = spider_kwargs
         self.process: BaseProcess | None = None
@@ -122,9 +126,8 @@ class Leader(Workers):
     def _finish(self, bye: dict[str, Any]) -> None:
         stats = self.crawler.stats
         assert stats is not None
-        for key, value in bye.get("stats", {}).items():
-            if isinstance(value, int) and not isinstance(value, bool) and not any(n in key for n in _NOT_SUMMED):
-                stats.inc_value(key, value)
+        for key, value in helper_counts(bye.get("stats", {})).items():
+            stats.inc_value(key, value)
         if bye.get("reason") != "finished" and not self._stopping:
             self._lost_soon(f"it stopped ({bye.get('reason')})")
             return
@@ -270,3 +273,15 @@ class Helper(Workers):
         }})
         await self.channel.drain()
         await self.channel.aclose()
+
+
+def helper_counts(stats: dict[str, Any]) -> dict[str, int]:
+    """The helper's stats that count work, which the leader adds to its own."""
+    return {
+        key: value
+        for key, value in stats.items()
+        if isinstance(value, int)
+        and not isinstance(value, bool)
+        and key not in _NOT_SUMMED
+        and not key.startswith(_NOT_SUMMED_PREFIXES)
+    }

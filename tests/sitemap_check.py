@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from lxml import etree  # type: ignore[import-untyped]
+from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 
 import sitemap_spider
@@ -23,6 +24,8 @@ NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_URLS = 50_000
 MAX_BYTES = 52_428_800
 INDEX_NAME = "sitemap_index.xml"
+# ID1 ID2 CM=deflate, FLG 0 (no name, no comment, no extra), MTIME 0, XFL 0, OS 255 (unknown).
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -36,6 +39,13 @@ def file_bytes(path: Path) -> bytes:
     """The uncompressed content of a .xml or .xml.gz file."""
     data = path.read_bytes()
     return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+def check_gzip(data: bytes, plain: bytes) -> None:
+    """``data`` is ``plain`` gzipped with the fixed header, as Python and Scrapy read it."""
+    assert data[:10] == GZIP_HEADER
+    assert gzip.decompress(data) == plain
+    assert gunzip(data) == plain
 
 
 def assert_valid(data: bytes, schema_name: str, label: str) -> None:

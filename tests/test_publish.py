@@ -342,7 +342,7 @@ def test_a_shard_that_fails_validation_in_a_worker_publishes_nothing(
     build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
     before = snapshot(tmp_path)
     # A <url> line the schema refuses, as a serializer bug would write it.
-    monkeypatch.setattr("sitemap_spider.sitemaps.publish.url_line", lambda *fields: "<url><loc>bad</loc></url>\n")
+    monkeypatch.setattr("sitemap_spider.sitemaps.publish_loop.url_line", lambda *fields: "<url><loc>bad</loc></url>\n")
     options = OutputOptions(tmp_path, BASE, max_urls=5)
     with ProcessPoolExecutor(max_workers=2) as pool:
         builder = SitemapSetBuilder(options)

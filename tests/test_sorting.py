@@ -10,7 +10,7 @@ import pytest
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps import sorting
 from sitemap_spider.sitemaps.errors import InvalidEntryError, SitemapError
-from sitemap_spider.sitemaps.sorting import ExternalSorter, decode_entry, encode_entry
+from sitemap_spider.sitemaps.sorting import ExternalSorter
 
 
 def entries(count: int) -> list[SitemapEntry]:
@@ -35,22 +35,6 @@ def sort_all(work_dir: Path, items: list[SitemapEntry], run_size: int) -> tuple[
             sorter.add(entry)
         result = list(sorter.iter_unique())
         return result, sorter.duplicates
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [
-        SitemapEntry("https://example.com/"),
-        SitemapEntry("https://example.com/?a=1&b=2", "2024-05-01T10:20:30+02:00", "daily", 0.5),
-        SitemapEntry("https://example.com/", priority=0.1 + 0.2),  # a float repr must round-trip
-        SitemapEntry("https://example.com/", lastmod="-", changefreq="+"),  # the markers themselves
-        SitemapEntry("https://example.com/", lastmod=""),
-    ],
-)
-def test_encoding_round_trips(entry: SitemapEntry) -> None:
-    line = encode_entry(entry)
-    assert "\n" not in line
-    assert decode_entry(line) == entry
 
 
 @pytest.mark.parametrize(

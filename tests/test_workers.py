@@ -10,10 +10,12 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from sitemap_spider.worker_roles import helper_counts
 from sitemap_spider.workers import owner
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.fixture_site import build_generated_site
@@ -55,6 +57,40 @@ def test_owner_splits_urls_between_the_processes() -> None:
     assert 0.45 < counts[0] / len(urls) < 0.55
     assert all(owner(url, 2) == owner(url, 2) for url in urls[:100])
     assert {owner(url, 1) for url in urls} == {0}
+
+
+# Stats a helper sends with its goodbye, taken from real crawls, and counts whose names hold
+# "time", "start" or "finish": the counts of work, which the leader adds to its own ...
+_HELPER_COUNTS = {
+    "downloader/response_count": 76,
+    "downloader/exception_type_count/twisted.internet.error.TimeoutError": 2,
+    "retry/reason_count/504 Gateway Time-out": 1,
+    "sitemap/render/timeout": 3,
+    "sitemap/links/started_from_sitemap": 4,
+    "item_finished_count": 5,
+    "scheduler/enqueued/disk": 75,
+    "request_depth_count/3": 9,
+}
+# ... and the others.
+_HELPER_OTHER_STATS = {
+    "start_time": datetime(2026, 1, 1, tzinfo=UTC),
+    "finish_time": datetime(2026, 1, 1, tzinfo=UTC),
+    "finish_reason": "finished",
+    "elapsed_time_seconds": 2.2,
+    "memusage/startup": 99_397_632,
+    "memusage/max": 99_397_632,
+    "log_count/INFO": 2,
+    "sitemap/excluded/noindex": 7,  # sent to the leader one by one, counted there
+    "sitemap/excluded/timeout": 1,
+    "sitemap/workers": 2,
+    "sitemap/workers/lost": 1,
+    "responses_per_minute": 2280.0,
+    "some/flag": True,
+}
+
+
+def test_the_leader_sums_the_helpers_counts_of_work_only() -> None:
+    assert helper_counts({**_HELPER_COUNTS, **_HELPER_OTHER_STATS}) == _HELPER_COUNTS
 
 
 def test_case_site_with_two_processes_matches_one_process(case_site: RunningSite, tmp_path: Path) -> None:

@@ -7,12 +7,11 @@ import random
 from pathlib import Path
 
 import pytest
-from scrapy.utils.gz import gunzip
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError
+from sitemap_spider.sitemaps.files import _COMPRESS_BLOCK
 from sitemap_spider.sitemaps.writer import (
-    _COMPRESS_BLOCK,
     MAX_SITEMAPS_PER_INDEX,
     ShardInfo,
     ShardWriter,
@@ -22,12 +21,10 @@ from sitemap_spider.sitemaps.writer import (
     write_index,
 )
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element, url_line
-from tests.sitemap_check import assert_valid, file_bytes, read_urls, read_urlset
+from tests.sitemap_check import assert_valid, check_gzip, file_bytes, read_urls, read_urlset
 
 FRAME = len(URLSET_OPEN) + len(URLSET_CLOSE)
 BASE = "https://example.com/sitemaps/"
-# ID1 ID2 CM=deflate, FLG 0 (no name, no comment, no extra), MTIME 0, XFL 0, OS 255 (unknown).
-GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 SLICE = _COMPRESS_BLOCK  # the writer deflates every file in slices of this size
 
 
@@ -150,13 +147,6 @@ def test_gzip_is_reproducible_and_holds_the_plain_bytes(tmp_path: Path) -> None:
         read_urlset(path)
 
 
-def check_gzip(data: bytes, plain: bytes) -> None:
-    """``data`` is ``plain`` gzipped with the fixed header, as Python and Scrapy read it."""
-    assert data[:10] == GZIP_HEADER
-    assert gzip.decompress(data) == plain
-    assert gunzip(data) == plain
-
-
 def test_gzip_bytes_depend_on_the_content_only(tmp_path: Path) -> None:
     # zlib-ng's output depends on how its input is split between calls: a ShardWriter's writes
     # of one line each or of thousands, write_document's single write and gzip_file's reads
@@ -180,29 +170,6 @@ def test_gzip_bytes_depend_on_the_content_only(tmp_path: Path) -> None:
         assert (tmp_path / f"{number}-whole.gz").read_bytes() == expected
         gzip_file(plain_path, tmp_path / f"{number}-file.gz")
         assert (tmp_path / f"{number}-file.gz").read_bytes() == expected
-
-
-def sitemap_like(size: int) -> bytes:
-    """``size`` bytes of varied, compressible text."""
-    rng = random.Random(size)
-    text = "".join(
-        f"<url><loc>https://example.com/{rng.randrange(10**9)}/{'ab' * rng.randrange(60)}</loc></url>\n"
-        for _ in range(size // 40 + 1)
-    )
-    return text.encode()[:size]
-
-
-@pytest.mark.parametrize("size", [0, 1, SLICE - 1, SLICE, SLICE + 1, 2 * SLICE, 3 * SLICE + 777])
-def test_gzip_bytes_at_the_edges_of_the_compression_slices(tmp_path: Path, size: int) -> None:
-    # One write of the whole content against reads of one slice each, on both sides of a
-    # slice's end; the content decompresses back exactly.
-    plain = sitemap_like(size)
-    (tmp_path / "plain").write_bytes(plain)
-    write_document(tmp_path / "whole.gz", plain, gzip=True)
-    gzip_file(tmp_path / "plain", tmp_path / "file.gz")
-    data = (tmp_path / "whole.gz").read_bytes()
-    check_gzip(data, plain)
-    assert (tmp_path / "file.gz").read_bytes() == data
 
 
 def test_shard_lastmod_is_the_newest_instant_across_zones(tmp_path: Path) -> None:

@@ -26,9 +26,9 @@ from typing import Final
 import orjson
 
 from sitemap_spider.sitemaps.dedupe import digest_pair
+from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
-from sitemap_spider.sitemaps.sorting import encode_fields
 from sitemap_spider.sitemaps.xml import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH, check_fields
 
 # The characters of xml._PLAIN_LOC: a host of letters, digits, "." and "-" (no port), then
@@ -43,7 +43,7 @@ _DATETIME_ZONE: Final = (b"0000-00-00T00:00:00+00:00", b"0000-00-00T00:00:00-00:
 _PLAIN_BYTES_AND_NEWLINE: Final = _PLAIN_BYTES + b"\n"
 # Lines checked together by _encode_lines: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096
-# What follows the loc in the run line of an entry with no other field (sorting.encode_fields).
+# What follows the loc in the run line of an entry with no other field (entry_lines.encode_fields).
 _LOC_ONLY: Final = "\t-\t-\t-\t-"
 _MAX_BACKOFF_BLOCKS: Final = 16
 
@@ -133,7 +133,7 @@ def _encode_txt_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
         text = b"\n".join(block)
         locs = text.decode("ascii").split("\n") if text.isascii() else []
         if locs and _plain_locs(locs):
-            # Run lines of entries with a loc only (sorting.encode_fields), in a few C-level steps.
+            # Run lines of entries with a loc only (entry_lines.encode_fields), in a few C-level steps.
             done.lines += (text.decode("ascii").replace("\n", _LOC_ONLY + "\n") + _LOC_ONLY).split("\n")
         else:
             slow.extend(range(start, start + len(block)))

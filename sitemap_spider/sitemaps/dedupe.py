@@ -93,7 +93,7 @@ def _range_blocks(path: Path, low: str | None, high: str | None) -> Iterator[lis
 def without_content_duplicates(
     lines: Iterator[str], work_dir: Path, run_size: int, on_drop: Callable[[str], None]
 ) -> Iterator[str]:
-    """The sorted unique ``lines`` (``sorting.encode_fields``) but those whose digest an earlier
+    """The sorted unique ``lines`` (``entry_lines.encode_fields``) but those whose digest an earlier
     loc has; ``on_drop`` is told of each line left out.
 
     The lines are kept in a file while ``digest<TAB>loc`` pairs are sorted on disk, which

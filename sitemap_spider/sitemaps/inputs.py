@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from sitemap_spider.sitemaps.entries import format_lastmod
+from sitemap_spider.sitemaps.entry_lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.sorting import Fields
 
 FORMATS: Final = ("jsonl", "csv", "txt")
 _EXTENSIONS: Final = {".jl": "jsonl", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".txt": "txt"}

@@ -1,15 +1,15 @@
 """Build and publish a whole sitemap set: shards plus ``sitemap_index.xml``.
 
 Used by the crawl and by the ``scrapy publish`` command. Entries go through the external
-sorter (bounded memory, order-independent output), the shard writer and, when asked, the XSD
-validation, all inside a staging directory; only a complete, valid set is moved into place.
+sorter (bounded memory, order-independent output), the publishing loop (publish_loop.py: the
+shard writer and, when asked, the XSD validation), all inside a staging directory; only a
+complete, valid set is moved into place.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,24 +23,17 @@ from sitemap_spider.sitemaps.dedupe import (
     shared_digests,
     shared_digests_in,
     split_key,
-    without_content_duplicates,
 )
+from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
-from sitemap_spider.sitemaps.finisher import ShardFinisher
-from sitemap_spider.sitemaps.sorting import (
-    MAX_MERGE_FAN_IN,
-    ExternalSorter,
-    LineSorter,
-    decode_entry,
-    encode_fields,
-)
+from sitemap_spider.sitemaps.publish_loop import PublishLoop
+from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
 from sitemap_spider.sitemaps.storage import SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
 from sitemap_spider.sitemaps.writer import (
     MAX_BYTES_PER_SITEMAP,
     MAX_URLS_PER_SITEMAP,
     ShardInfo,
-    ShardWriter,
     shard_name,
     write_index,
 )
@@ -50,9 +43,6 @@ from sitemap_spider.sitemaps.xml import (
     check_entry,
     check_fields,
     check_loc,
-    escape,
-    url_line,
-    xml_lastmod,
 )
 
 logger = logging.getLogger(__name__)
@@ -121,8 +111,6 @@ class SitemapSetBuilder:
             self._storage.discard(self._staging)
             raise
         self._done = False
-        self._content_duplicates = 0
-        self._duplicates = 0  # repeated locs dropped while writing
         self._digests = 0  # entries added with a content_digest
         self._all_pairs = True  # every one of them is in self._pairs
 
@@ -207,7 +195,8 @@ class SitemapSetBuilder:
                 raise EmptySitemapError(
                     f"no sitemap entry to publish; {self.options.output_dir} left as it was"
                 )
-            shards = self._write_shards(on_content_duplicate, workers, worker_count)
+            loop = PublishLoop(self._staging, self.options, on_content_duplicate)
+            shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
             write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
             self._sorter.close()
             self._pairs.close()
@@ -223,8 +212,8 @@ class SitemapSetBuilder:
             index_url=self.options.base_url + INDEX_NAME,
             files=len(shards),
             urls=sum(shard.urls for shard in shards),
-            duplicates=self._sorter.duplicates + self._duplicates,
-            content_duplicates=self._content_duplicates,
+            duplicates=self._sorter.duplicates + loop.duplicates,
+            content_duplicates=loop.content_duplicates,
         )
         logger.info(
             "Published %s: %d URLs in %d files (%d duplicates dropped)",
@@ -234,50 +223,6 @@ class SitemapSetBuilder:
             result.duplicates,
         )
         return result
-
-    def _write_shards(
-        self,
-        on_content_duplicate: Callable[[SitemapEntry], None] | None,
-        workers: Executor | None,
-        worker_count: int,
-    ) -> list[ShardInfo]:
-        options = self.options
-        finisher = ShardFinisher(
-            self._staging,
-            gzip=options.gzip,
-            validate=options.validate,
-            workers=workers,
-            # Every worker busy with a shard while the next one is assembled here.
-            in_flight=worker_count + 1 if workers is not None else 2,
-        )
-        writer = ShardWriter(
-            self._staging,
-            max_urls=options.max_urls,
-            max_bytes=options.max_bytes,
-            gzip=False,  # the finisher compresses each shard, in the background
-            on_close=finisher.submit,
-            durable=not options.gzip,  # a plain file that is compressed next needs no fsync
-        )
-        try:
-            shared = self._shared_digests(workers)
-            if shared is None:  # too many pages share content for a set: a second pass
-                lines = without_content_duplicates(
-                    self._sorter.iter_unique_lines(),
-                    self.sort_dir,
-                    options.sort_run_size,
-                    lambda line: self._content_duplicate(line, on_content_duplicate),
-                )
-                blocks: Iterable[list[str]] = iter(lambda: list(itertools.islice(lines, 4096)), [])
-                shared = set()
-            else:
-                blocks = self._sorter.iter_blocks()
-            self._write_blocks(writer, blocks, shared, on_content_duplicate)
-            writer.close()
-            return finisher.results()
-        except BaseException:
-            writer.abort()
-            finisher.cancel()
-            raise
 
     def _shared_digests(self, workers: Executor | None) -> set[str] | None:
         """The ``+digest`` of pages with the same content as another (none without digests);
@@ -300,60 +245,6 @@ class SitemapSetBuilder:
         if found is None or high is None or len(found) + len(high) > MAX_SHARED_DIGESTS:
             return None
         return found | high
-
-    def _write_blocks(
-        self,
-        writer: ShardWriter,
-        blocks: Iterable[list[str]],
-        shared: set[str],
-        on_content_duplicate: Callable[[SitemapEntry], None] | None,
-    ) -> None:
-        """Write sorted run lines: the first of each loc, and of each shared digest."""
-        # The one loop that runs once per published URL: inlined, with the common entry (a
-        # loc, maybe a lastmod) formatted by one f-string.
-        previous = None
-        seen: set[str] = set()
-        for block in blocks:
-            lines: list[str] = []
-            lastmods: list[str] = []
-            # Escaping is the exception: decided once for the block.
-            text = "".join(block)
-            special = "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
-            for line in block:
-                loc, lastmod, changefreq, priority, digest = line.split("\t")
-                if loc == previous:
-                    self._duplicates += 1
-                    continue
-                previous = loc
-                if digest in shared:
-                    if digest in seen:
-                        self._content_duplicate(line, on_content_duplicate)
-                        continue
-                    seen.add(digest)
-                lastmod = lastmod[1:]  # "" when absent ("-")
-                if changefreq == "-" and priority == "-":
-                    xml_loc = escape(loc) if special else loc
-                    if not lastmod:
-                        lines.append(f"<url><loc>{xml_loc}</loc></url>\n")
-                    else:
-                        value = lastmod if len(lastmod) < 17 or lastmod[16] == ":" else xml_lastmod(lastmod)
-                        lines.append(f"<url><loc>{xml_loc}</loc><lastmod>{value}</lastmod></url>\n")
-                else:
-                    lines.append(
-                        url_line(
-                            loc,
-                            lastmod or None,
-                            None if changefreq == "-" else changefreq[1:],
-                            None if priority == "-" else float(priority[1:]),
-                        )
-                    )
-                lastmods.append(lastmod)
-            writer.write_lines(lines, lastmods)
-
-    def _content_duplicate(self, line: str, callback: Callable[[SitemapEntry], None] | None) -> None:
-        self._content_duplicates += 1
-        if callback is not None:
-            callback(decode_entry(line))
 
     def _validate(self, shards: list[ShardInfo]) -> None:
         # Shards were validated by the finisher as they were written; the index is left.

@@ -4,11 +4,8 @@ A crawl yields URLs in no useful order and may yield one URL several times; sort
 keeps memory bounded by ``run_size`` whatever the size of the site, and makes the output
 independent of the order in which pages were crawled.
 
-Each entry is kept as one text line ``loc<TAB>lastmod<TAB>changefreq<TAB>priority<TAB>digest`` where an
-optional field is ``-`` when absent and ``+value`` when present, so ``None`` and any string
-stay distinct. Lines are compared whole: among entries with the same loc the kept one is the
-smallest line, which does not depend on insertion order (an entry with a lastmod sorts before
-one without, because ``+`` < ``-``).
+Entries are sorted as text lines (entry_lines.py), compared whole: of the entries with the same
+loc the one kept does not depend on insertion order.
 """
 
 from __future__ import annotations
@@ -24,7 +21,14 @@ from types import TracebackType
 from typing import Self
 
 from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.errors import InvalidEntryError, SitemapError
+from sitemap_spider.sitemaps.entry_lines import Fields, decode_entry, encode_entry, encode_fields
+from sitemap_spider.sitemaps.errors import SitemapError
+
+# The line form of an entry lives in entry_lines.py; the names other modules imported from here still are.
+__all__ = [
+    "MAX_MERGE_FAN_IN", "ExternalSorter", "Fields", "LineSorter", "decode_entry", "encode_entry",
+    "encode_fields", "merge_blocks", "read_blocks", "sort_into_run",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -39,63 +43,6 @@ _MIN_BLOCK_CHARS = 16 * 1024
 _MERGE_GROUP = 12
 # Lines joined into one write when a run is written.
 _WRITE_BLOCK_LINES = 16 * 1024
-_ABSENT = "-"
-_PRESENT = "+"
-
-
-Fields = tuple[str, str | None, str | None, float | None, str | None]
-
-
-def encode_fields(
-    loc: str,
-    lastmod: str | None = None,
-    changefreq: str | None = None,
-    priority: float | None = None,
-    content_digest: str | None = None,
-) -> str:
-    """Return the one-line form of an entry given by its fields (without the newline)."""
-    line = "\t".join(
-        (
-            loc,
-            _ABSENT if lastmod is None else _PRESENT + lastmod,
-            _ABSENT if changefreq is None else _PRESENT + changefreq,
-            _ABSENT if priority is None else _PRESENT + repr(float(priority)),
-            _ABSENT if content_digest is None else _PRESENT + content_digest,
-        )
-    )
-    # One check on the joined line is much cheaper than one per field, per entry.
-    if line.count("\t") != 4 or "\n" in line:
-        raise InvalidEntryError(
-            "an entry field contains a tab or newline: "
-            f"{SitemapEntry(loc, lastmod, changefreq, priority, content_digest)!r}"
-        )
-    return line
-
-
-def encode_entry(entry: SitemapEntry) -> str:
-    """Return the one-line form of ``entry`` (without the newline)."""
-    return encode_fields(entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest)
-
-
-def decode_fields(line: str) -> Fields:
-    """Return ``(loc, lastmod, changefreq, priority, content_digest)`` of a line from ``encode_fields``.
-
-    The publishing loop works on these tuples: building a frozen dataclass per entry
-    costs more than everything else it does with it.
-    """
-    loc, lastmod, changefreq, priority, digest = line.split("\t")
-    return (
-        loc,
-        None if lastmod == _ABSENT else lastmod[1:],
-        None if changefreq == _ABSENT else changefreq[1:],
-        None if priority == _ABSENT else float(priority[1:]),
-        None if digest == _ABSENT else digest[1:],
-    )
-
-
-def decode_entry(line: str) -> SitemapEntry:
-    """Return the entry of a line made by ``encode_entry``."""
-    return SitemapEntry(*decode_fields(line))
 
 
 def _write_run(lines: Iterable[str], work_dir: Path) -> Path:

@@ -1,0 +1,141 @@
+"""The publishing loop: the sorted entries of a set into its shards, each loc and each content once.
+
+SitemapSetBuilder (publish.py) collects the entries and puts the finished set in place; in
+between, this reads the sorted run lines once, drops repeated locs and the pages whose content
+an earlier loc has, formats the rest as ``<url>`` lines for the shard writer and hands each
+closed shard to the finisher, which compresses and validates it in the background.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.dedupe import without_content_duplicates
+from sitemap_spider.sitemaps.entry_lines import decode_entry
+from sitemap_spider.sitemaps.finisher import ShardFinisher
+from sitemap_spider.sitemaps.sorting import LineSorter
+from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter
+from sitemap_spider.sitemaps.xml import escape, url_line, xml_lastmod
+
+if TYPE_CHECKING:  # publish.py imports this module
+    from sitemap_spider.sitemaps.publish import OutputOptions
+
+
+class PublishLoop:
+    """Write the sorted lines of a set into finished shards, counting the entries it drops."""
+
+    def __init__(
+        self,
+        staging: Path,
+        options: OutputOptions,
+        on_content_duplicate: Callable[[SitemapEntry], None] | None,
+    ) -> None:
+        """``on_content_duplicate`` is told of each entry dropped for its content."""
+        self._staging = staging
+        self.options = options
+        self._on_content_duplicate = on_content_duplicate
+        self.duplicates = 0  # repeated locs dropped while writing
+        self.content_duplicates = 0  # entries dropped because an earlier loc has their content_digest
+
+    def write_shards(
+        self, sorter: LineSorter, shared: set[str] | None, workers: Executor | None, worker_count: int
+    ) -> list[ShardInfo]:
+        """Write every line of ``sorter`` but repeated locs and, of the locs whose digest is in
+        ``shared``, all but the first; ``shared`` is None when there were too many of them to
+        hold, and a second pass finds them. ``workers`` (a pool of ``worker_count`` processes)
+        compress and validate the shards; without it, a thread of this process does."""
+        options = self.options
+        finisher = ShardFinisher(
+            self._staging,
+            gzip=options.gzip,
+            validate=options.validate,
+            workers=workers,
+            # Every worker busy with a shard while the next one is assembled here.
+            in_flight=worker_count + 1 if workers is not None else 2,
+        )
+        writer = ShardWriter(
+            self._staging,
+            max_urls=options.max_urls,
+            max_bytes=options.max_bytes,
+            gzip=False,  # the finisher compresses each shard, in the background
+            on_close=finisher.submit,
+            durable=not options.gzip,  # a plain file that is compressed next needs no fsync
+        )
+        try:
+            if shared is None:  # too many pages share content for a set: a second pass
+                lines = without_content_duplicates(
+                    sorter.iter_unique_lines(),
+                    sorter.work_dir,
+                    options.sort_run_size,
+                    self._content_duplicate,
+                )
+                blocks: Iterable[list[str]] = iter(lambda: list(itertools.islice(lines, 4096)), [])
+                shared = set()
+            else:
+                blocks = sorter.iter_blocks()
+            self._write_blocks(writer, blocks, shared)
+            writer.close()
+            return finisher.results()
+        except BaseException:
+            writer.abort()
+            finisher.cancel()
+            raise
+
+
+    def _write_blocks(
+        self,
+        writer: ShardWriter,
+        blocks: Iterable[list[str]],
+        shared: set[str],
+    ) -> None:
+        """Write sorted run lines: the first of each loc, and of each shared digest."""
+        # The one loop that runs once per published URL: inlined, with the common entry (a
+        # loc, maybe a lastmod) formatted by one f-string.
+        previous = None
+        seen: set[str] = set()
+        for block in blocks:
+            lines: list[str] = []
+            lastmods: list[str] = []
+            # Escaping is the exception: decided once for the block.
+            text = "".join(block)
+            special = "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+            for line in block:
+                loc, lastmod, changefreq, priority, digest = line.split("\t")
+                if loc == previous:
+                    self.duplicates += 1
+                    continue
+                previous = loc
+                if digest in shared:
+                    if digest in seen:
+                        self._content_duplicate(line)
+                        continue
+                    seen.add(digest)
+                lastmod = lastmod[1:]  # "" when absent ("-")
+                if changefreq == "-" and priority == "-":
+                    xml_loc = escape(loc) if special else loc
+                    if not lastmod:
+                        lines.append(f"<url><loc>{xml_loc}</loc></url>\n")
+                    else:
+                        value = lastmod if len(lastmod) < 17 or lastmod[16] == ":" else xml_lastmod(lastmod)
+                        lines.append(f"<url><loc>{xml_loc}</loc><lastmod>{value}</lastmod></url>\n")
+                else:
+                    lines.append(
+                        url_line(
+                            loc,
+                            lastmod or None,
+                            None if changefreq == "-" else changefreq[1:],
+                            None if priority == "-" else float(priority[1:]),
+                        )
+                    )
+                lastmods.append(lastmod)
+            writer.write_lines(lines, lastmods)
+
+    def _content_duplicate(self, line: str) -> None:
+        self.content_duplicates += 1
+        if self._on_content_duplicate is not None:
+            self._on_content_duplicate(decode_entry(line))
