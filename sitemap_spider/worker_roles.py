@@ -39,6 +39,9 @@ WORKERS_STAT = "sitemap/workers"
 # and prefixes: a count whose name holds "time" or "start" (say "sitemap/render/timeout") is summed.
 _NOT_SUMMED = frozenset({"start_time", "finish_time", "finish_reason", "elapsed_time_seconds", WORKERS_STAT})
 _NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", EXCLUDED_PREFIX, WORKERS_STAT + "/")
+# Maxima (Scrapy's deepest request, scrapy-playwright's most pages open at once): the larger of
+# the two processes' values, not their sum.
+_MAXIMA = frozenset({"request_depth_max", "playwright/page_count/max_concurrent"})
 # Responses between two looks at the queue while deciding whether to start the helper.
 _CHECK_EVERY = 32
 
@@ -127,7 +130,10 @@ class Leader(Workers):
         stats = self.crawler.stats
         assert stats is not None
         for key, value in helper_counts(bye.get("stats", {})).items():
-            stats.inc_value(key, value)
+            if key in _MAXIMA:
+                stats.max_value(key, value)
+            else:
+                stats.inc_value(key, value)
         if bye.get("reason") != "finished" and not self._stopping:
             self._lost_soon(f"it stopped ({bye.get('reason')})")
             return
@@ -276,7 +282,7 @@ class Helper(Workers):
 
 
 def helper_counts(stats: dict[str, Any]) -> dict[str, int]:
-    """The helper's stats that count work, which the leader adds to its own."""
+    """The helper's stats that count work, which the leader adds to its own (maxima: keeps the larger)."""
     return {
         key: value
         for key, value in stats.items()

@@ -101,6 +101,8 @@ def test_case_site_with_two_processes_matches_one_process(case_site: RunningSite
     assert two.result.returncode == 0, two.result.describe()
     assert "a second crawling process" in two.result.stderr, two.result.describe()
     assert stats_value(two.result.stderr, "sitemap/workers") == 2
+    # A maximum, not a sum of the two processes' maxima: every page sits at the same depth either way.
+    assert stats_value(two.result.stderr, "request_depth_max") == stats_value(one.result.stderr, "request_depth_max")
     assert "[worker 2]" in two.result.stderr
     urls = published(two)
     assert_same_entries(without_traps(two.spec, urls), two.spec.expected_listed())
