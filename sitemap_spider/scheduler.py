@@ -120,7 +120,10 @@ class SpillScheduler(Scheduler):
             spill = getattr(self, "_spill_dir", None)
             if spill is not None:
                 spill.cleanup()
-            # The crawl is over: what the seen set held can serve publishing the sitemap.
-            fingerprints = getattr(self.df, "fingerprints", None)
-            if isinstance(fingerprints, set):
-                fingerprints.clear()
+            # The crawl is over: what the seen set held can serve publishing the sitemap. Scrapy
+            # 2.19 keeps it in RFPDupeFilter._fingerprints; its public ``fingerprints`` is a
+            # deprecated frozenset copy (clearing that would free nothing, and warn).
+            # tests/test_scheduler.py pins the attribute.
+            seen = getattr(self.df, "_fingerprints", None)
+            if isinstance(seen, set):
+                seen.clear()

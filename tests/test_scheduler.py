@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from pathlib import Path
 
+from scrapy import Request, Spider
+from scrapy.utils.test import get_crawler
+
+from sitemap_spider.scheduler import SpillScheduler
 from tests.crawl_fixtures import RunningSite, run_crawl
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
@@ -30,3 +35,27 @@ def test_the_queue_goes_to_a_temporary_directory_and_is_removed(case_site: Runni
     assert not list(temp.glob("sitemap-queue-*")), "the queue directory was left behind"
     urls = read_sitemap_set(result.output_dir, case_site.origin + "/")
     assert_same_entries(without_traps(case_site.spec, urls), case_site.spec.expected_listed())
+
+
+def test_the_seen_set_is_emptied_when_the_crawl_closes_without_a_warning() -> None:
+    # Pins Scrapy's private RFPDupeFilter._fingerprints: if a Scrapy upgrade moves it, the
+    # crawl would keep every fingerprint in memory while it publishes.
+    settings = {
+        "REMOTE_CONTROL_ENABLED": False,
+        "TELNETCONSOLE_ENABLED": False,
+        # Scrapy's default queue asks the engine's downloader for its slots; there is no engine here.
+        "SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue",
+    }
+    crawler = get_crawler(Spider, settings)
+    crawler.spider = spider = Spider.from_crawler(crawler, name="seen")
+    scheduler = SpillScheduler.from_crawler(crawler)
+    scheduler.open(spider)
+    for number in range(5):
+        scheduler.enqueue_request(Request(f"http://127.0.0.1/{number}"))
+    assert not scheduler.enqueue_request(Request("http://127.0.0.1/0")), "a repeated request was queued"
+    seen = scheduler.df._fingerprints  # type: ignore[attr-defined]
+    assert isinstance(seen, set) and len(seen) == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Scrapy's deprecated public copy must not be touched
+        scheduler.close("finished")
+    assert not seen
