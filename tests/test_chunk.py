@@ -92,7 +92,7 @@ def crawl_line(loc: str, lastmod: object = None, changefreq: object = None, prio
         crawl_line(BASE + "a", digest=None),
         crawl_line(BASE + "a", digest=""),
         crawl_line(BASE + "a", digest=12),
-        crawl_line(BASE + "a", digest=123456789012345678901234567890),  # orjson reads it as a float
+        crawl_line(BASE + "a", digest=123456789012345678901234567890),  # a number where a string belongs
         crawl_line(BASE + "a", digest=[1, 2]),
         crawl_line(BASE + "a", digest="tab\there"),
         crawl_line(BASE + "a", digest="café\u2028"),
@@ -186,6 +186,20 @@ def test_strict_mode_stops_at_the_first_bad_line() -> None:
     lines[6] = crawl_line("relative")
     done = encode_chunk("jsonl", lines, 1, stop=True)
     assert done.bad == [(4, "not JSON (Expecting value: line 1 column 1 (char 0))")]
+    assert done.bad_count == 1
+
+
+def test_bad_lines_are_reported_in_input_order_whatever_makes_them_bad() -> None:
+    # A line that decodes but fails a check, before lines that do not decode at all.
+    lines = [crawl_line(f"{BASE}{i}") for i in range(30)]
+    lines[2] = crawl_line("relative")
+    lines[5] = b"not json"
+    lines[9] = crawl_line(BASE + "x", "2023-02-29")
+    lines[12] = crawl_line(BASE + "x", digest=12)
+    assert_same_as_general(lines)
+    assert_same_as_general([*lines, *lines[:3]] * 2, first=100)
+    done = encode_chunk("jsonl", lines, 1, stop=True)
+    assert [number for number, _ in done.bad] == [3]
     assert done.bad_count == 1
 
 

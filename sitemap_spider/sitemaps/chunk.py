@@ -1,8 +1,9 @@
 """A chunk of input lines as sort-run lines, with as few Python steps per line as the common case allows.
 
 ``scrapy crawl sitemap -o`` writes every line in one shape: string fields or null, a plain
-http(s) URL, a lastmod that is a date or a date-time with seconds. Such a line is decoded by
-orjson. Its loc, lastmod and digest are checked with those of the other lines of its block
+http(s) URL, a lastmod that is a date or a date-time with seconds. Such lines are decoded by
+msgspec straight into typed entries, a block in one call (a line whose fields have other types
+fails to decode). Their loc, lastmod and digest are checked with those of the other lines of their block
 (4,096 lines), in a few C-level passes over their joined text, when the whole block is of one
 site and one lastmod form (and zone); otherwise each line of the block is checked on its own with a
 few string operations. No regex on this path: Python's ``re`` costs more per line than the JSON
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
-import orjson
+import msgspec
 
 from sitemap_spider.sitemaps.dedupe import digest_pair
 from sitemap_spider.sitemaps.entry_lines import encode_fields
@@ -118,6 +119,9 @@ def _encode_jsonl_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
         # go straight to the line-by-line checks, more of them after each failure.
         backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
         skip = backoff
+    # In input order: lines that did not decode come first within a block, and the general
+    # path must report bad lines, and stop in strict mode, at the first one of the input.
+    slow.sort()
     return slow
 
 
@@ -209,6 +213,37 @@ def _plain_loc(loc: str) -> bool:
     )
 
 
+class _Entry(msgspec.Struct):
+    """A line's entry fields, typed: a line whose fields have other types fails to decode."""
+
+    loc: str
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: float | None = None  # JSON integers too, as floats
+    content_digest: str | None = None
+
+
+_DECODER: Final = msgspec.json.Decoder(_Entry)
+
+
+def _decode(raw_lines: list[bytes], first: int, slow: list[int]) -> list[tuple[int, _Entry]]:
+    """The lines that decode as entries, numbered from ``first``; the indexes of the others into ``slow``."""
+    try:
+        # One call for the block; it skips blank lines, so a count that differs means one.
+        entries = _DECODER.decode_lines(b"\n".join(raw_lines))
+        if len(entries) == len(raw_lines):
+            return list(enumerate(entries, first))
+    except msgspec.DecodeError:
+        pass
+    decoded = []
+    for index, raw in enumerate(raw_lines, first):
+        try:
+            decoded.append((index, _DECODER.decode(raw)))
+        except msgspec.DecodeError:  # not JSON, not an object, or a field of another type
+            slow.append(index)
+    return decoded
+
+
 def _encode_lines(
     raw_lines: list[bytes], first: int, done: EncodedChunk, slow: list[int], together: bool = False
 ) -> bool:
@@ -219,60 +254,48 @@ def _encode_lines(
     ``slow`` to be truncated by the caller, when one of them fails.
     """
     each = not together
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
     lines = done.lines
     pairs = done.pairs
     locs: list[str] = []
     lastmods: list[str] = []
     digests: list[str] = []
-    for index, raw in enumerate(raw_lines, first):
-        try:
-            record = loads(raw)
-        except decode_error:
-            slow.append(index)
-            continue
-        if type(record) is not dict:
-            slow.append(index)
-            continue
-        get = record.get
-        loc = get("loc")
-        lastmod = get("lastmod")
-        changefreq = get("changefreq")
-        priority = get("priority")
-        digest = get("content_digest")
+    for index, entry in _decode(raw_lines, first, slow):
+        loc = entry.loc
         # loc: "http(s)://" + host + path, every byte of a class, as xml._PLAIN_LOC.
-        if type(loc) is not str or each and not _plain_loc(loc):
+        if each and not _plain_loc(loc):
             slow.append(index)
             continue
         # lastmod: a date, or a date-time with seconds and Z or a zone within +/-14:00.
+        lastmod = entry.lastmod
         if lastmod is not None:
-            if type(lastmod) is not str or each and not _plain_lastmods([lastmod]):
+            if each and not _plain_lastmods([lastmod]):
                 slow.append(index)
                 continue
             lastmods.append(lastmod)
             lastmod = "+" + lastmod
         else:
             lastmod = "-"
+        changefreq = entry.changefreq
         if changefreq is not None:
-            if type(changefreq) is not str or changefreq not in CHANGEFREQS:
+            if changefreq not in CHANGEFREQS:
                 slow.append(index)
                 continue
             changefreq = "+" + changefreq
         else:
             changefreq = "-"
-        # orjson's floats are the standard library's; a bool, or an int past 64 bits that
-        # orjson reads as a float, fails these tests and takes the general path.
-        if priority is not None:
-            number_type = type(priority)
-            if not (number_type is float or number_type is int) or not 0.0 <= priority <= 1.0:
+        # The standard library's float of the same JSON number; an integer too big for a
+        # float's range check, NaN or infinity fails it and takes the general path.
+        number = entry.priority
+        if number is not None:
+            if not 0.0 <= number <= 1.0:
                 slow.append(index)
                 continue
-            priority = "+" + repr(float(priority))
+            priority = "+" + repr(number)
         else:
             priority = "-"
+        digest = entry.content_digest
         if digest is not None:
-            if type(digest) is not str or each and not _plain_digests([digest]):
+            if each and not _plain_digests([digest]):
                 slow.append(index)
                 continue
             digests.append(digest)
