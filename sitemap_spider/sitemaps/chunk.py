@@ -134,11 +134,11 @@ def _encode_txt_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
     slow: list[int] = []
     for start in range(0, len(raw_lines), _BLOCK_LINES):
         block = raw_lines[start : start + _BLOCK_LINES]
-        text = b"\n".join(block)
-        locs = text.decode("ascii").split("\n") if text.isascii() else []
-        if locs and _plain_locs(locs):
+        raw = b"\n".join(block)
+        text = raw.decode("ascii") if raw.isascii() else ""
+        if text and _plain_locs(text.split("\n")):
             # Run lines of entries with a loc only (entry_lines.encode_fields), in a few C-level steps.
-            done.lines += (text.decode("ascii").replace("\n", _LOC_ONLY + "\n") + _LOC_ONLY).split("\n")
+            done.lines += (text.replace("\n", _LOC_ONLY + "\n") + _LOC_ONLY).split("\n")
         else:
             slow.extend(range(start, start + len(block)))
     return slow
