@@ -42,7 +42,7 @@ _DATE: Final = b"0000-00-00"
 _DATETIME_UTC: Final = b"0000-00-00T00:00:00Z"
 _DATETIME_ZONE: Final = (b"0000-00-00T00:00:00+00:00", b"0000-00-00T00:00:00-00:00")
 _PLAIN_BYTES_AND_NEWLINE: Final = _PLAIN_BYTES + b"\n"
-# Lines checked together by _encode_lines: one odd line sends this many to the slower checks.
+# Lines checked together by _encode_entries: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096
 # What follows the loc in the run line of an entry with no other field (entry_lines.encode_fields).
 _LOC_ONLY: Final = "\t-\t-\t-\t-"
@@ -103,18 +103,19 @@ def _encode_jsonl_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
     slow: list[int] = []
     backoff = skip = 0
     for start in range(0, len(raw_lines), _BLOCK_LINES):
-        block = raw_lines[start : start + _BLOCK_LINES]
+        # Decoded once, whichever checks the entries then take.
+        entries = _decode(raw_lines[start : start + _BLOCK_LINES], start, slow)
         if skip:
             skip -= 1
-            _encode_lines(block, start, done, slow)
+            _encode_entries(entries, done, slow)
             continue
         lines, pairs, slow_count = len(done.lines), len(done.pairs), len(slow)
-        if _encode_lines(block, start, done, slow, together=True):
+        if _encode_entries(entries, done, slow, together=True):
             backoff = 0
             continue
         # Not all of one site, or lastmods of several forms: undone, and checked line by line.
         del done.lines[lines:], done.pairs[pairs:], slow[slow_count:]
-        _encode_lines(block, start, done, slow)
+        _encode_entries(entries, done, slow)
         # An input whose blocks never qualify must not pay twice for each: the next ones
         # go straight to the line-by-line checks, more of them after each failure.
         backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
@@ -244,10 +245,10 @@ def _decode(raw_lines: list[bytes], first: int, slow: list[int]) -> list[tuple[i
     return decoded
 
 
-def _encode_lines(
-    raw_lines: list[bytes], first: int, done: EncodedChunk, slow: list[int], together: bool = False
+def _encode_entries(
+    entries: list[tuple[int, _Entry]], done: EncodedChunk, slow: list[int], together: bool = False
 ) -> bool:
-    """Encode the lines of the common shape into ``done``; the indexes of all the others into ``slow``.
+    """Encode the decoded lines of the common shape into ``done``; the indexes of the others into ``slow``.
 
     Each line's loc, lastmod and digest are checked on their own, or, with ``together``, once
     for the block (a few C-level passes over their joined text): then False, with ``done`` and
@@ -259,7 +260,7 @@ def _encode_lines(
     locs: list[str] = []
     lastmods: list[str] = []
     digests: list[str] = []
-    for index, entry in _decode(raw_lines, first, slow):
+    for index, entry in entries:
         loc = entry.loc
         # loc: "http(s)://" + host + path, every byte of a class, as xml._PLAIN_LOC.
         if each and not _plain_loc(loc):
