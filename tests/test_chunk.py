@@ -41,12 +41,18 @@ def general(
 
 
 def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "jsonl") -> None:
-    done = encode_chunk(kind, raw_lines, first, stop=False)
     lines, pairs, bad = general(raw_lines, first, kind)
-    assert sorted(done.lines) == sorted(lines)
-    assert sorted(done.pairs) == sorted(pairs)
-    assert done.bad == bad[:20]
-    assert done.bad_count == len(bad)
+    # The chunk as its lines, and as its bytes (with and without a newline at the end).
+    data = b"\n".join(raw_lines)
+    for raw in (raw_lines, data + b"\n", data if raw_lines and raw_lines[-1] else None):
+        if raw is None:
+            continue
+        done = encode_chunk(kind, raw, first, stop=False)
+        assert done.line_count == len(raw_lines)
+        assert sorted(done.lines) == sorted(lines)
+        assert sorted(done.pairs) == sorted(pairs)
+        assert done.bad == bad[:20]
+        assert done.bad_count == len(bad)
 
 
 def crawl_line(loc: str, lastmod: object = None, changefreq: object = None, priority: object = None,
@@ -178,6 +184,18 @@ def test_a_block_of_one_site_and_an_odd_line_in_it() -> None:
         b"not json",
     ):
         assert_same_as_general([*site[:10], odd, *site[10:]])
+
+
+def test_a_line_of_two_objects_beside_a_blank_line() -> None:
+    # msgspec reads a stream of values: two on one line and none on another give the count of
+    # lines; the general path says the first line is bad (extra data) and skips the blank one.
+    site = [crawl_line(f"{BASE}p/{i}", "2024-05-01") for i in range(50)]
+    two = crawl_line(BASE + "x", "2024-05-01") + b" " + crawl_line(BASE + "y", "2024-05-01")
+    for blank in (b"", b"  ", b"\r"):
+        assert_same_as_general([*site[:10], two, *site[10:20], blank, *site[20:]])
+        assert_same_as_general([*site[:10], blank, *site[10:20], two, *site[20:]], first=5)
+    # An object spread over lines, each of which starts with "{".
+    assert_same_as_general([*site[:3], b'{"loc": "https://www.example.com/a", "x":', b'{"y": 1}}', *site[3:]])
 
 
 def test_strict_mode_stops_at_the_first_bad_line() -> None:

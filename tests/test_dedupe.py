@@ -55,3 +55,27 @@ def test_no_split_key_without_pairs(tmp_path: Path) -> None:
     empty = tmp_path / "empty.tsv"
     empty.write_text("")
     assert split_key([empty]) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_digests_of_one_length_in_blocks_of_any_size(seed: int) -> None:
+    # Hashes (one length), pages listed twice, and digests shared within a block or across
+    # the boundary between two blocks: what the pair-by-pair reading finds.
+    rng = random.Random(seed)
+    digests = [f"{n:016x}" for n in rng.sample(range(1 << 40), 300)]
+    lines = [digest_pair(rng.choice(digests), f"https://example.com/{rng.randrange(400)}") for _ in range(600)]
+    lines += rng.sample(lines, 100)  # pages listed twice
+    lines.sort()
+    blocks: list[list[str]] = []
+    at = 0
+    while at < len(lines):
+        size = rng.choice([1, 2, 3, 7, 50, 200])
+        blocks.append(lines[at : at + size])
+        at += size
+    found = shared_digests(blocks)
+    assert found == expected(lines)
+    assert found and len(found) < len(digests)  # some digests shared, not all
+    unique = sorted(set(lines))  # no digest with two pages: nothing, whatever the blocks
+    singles = [pair for index, pair in enumerate(unique) if index == 0 or pair[:17] != unique[index - 1][:17]]
+    assert shared_digests([singles[:5], singles[5:9], singles[9:]]) == set()
+    assert shared_digests([singles[:5], [singles[4]] * 3, singles[5:]]) == set()

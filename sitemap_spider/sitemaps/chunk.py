@@ -19,7 +19,7 @@ from __future__ import annotations
 import collections
 import itertools
 import string
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
@@ -42,8 +42,10 @@ _DATE: Final = b"0000-00-00"
 _DATETIME_UTC: Final = b"0000-00-00T00:00:00Z"
 _DATETIME_ZONE: Final = (b"0000-00-00T00:00:00+00:00", b"0000-00-00T00:00:00-00:00")
 _PLAIN_BYTES_AND_NEWLINE: Final = _PLAIN_BYTES + b"\n"
-# Lines checked together by _encode_entries: one odd line sends this many to the slower checks.
+# Lines checked together by _encode_columns: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096
+# The same for the bytes of a chunk: about 3,000 of the crawl's lines.
+_BLOCK_BYTES: Final = 512 * 1024
 # What follows the loc in the run line of an entry with no other field (entry_lines.encode_fields).
 _LOC_ONLY: Final = "\t-\t-\t-\t-"
 _MAX_BACKOFF_BLOCKS: Final = 16
@@ -58,25 +60,29 @@ class EncodedChunk:
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason), the first ones
     bad_count: int = 0
     last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
+    line_count: int = 0  # lines in the chunk
 
 
-def encode_chunk(kind: str, raw_lines: list[bytes], first_number: int, stop: bool) -> EncodedChunk:
-    """Parse, check and encode ``raw_lines`` (numbered from ``first_number``); in strict mode
-    (``stop``) nothing after the first bad line matters."""
-    done = EncodedChunk()
+def encode_chunk(kind: str, raw: bytes | list[bytes], first_number: int, stop: bool) -> EncodedChunk:
+    """Parse, check and encode the lines of ``raw`` (numbered from ``first_number``): the bytes
+    of a chunk, split on b"\\n" as iterating over a binary file splits them, or its lines. In
+    strict mode (``stop``) nothing after the first bad line matters."""
+    lines = _Lines(raw)
+    done = EncodedChunk(line_count=lines.count)
     if kind == "jsonl":
-        slow: Sequence[int] = _encode_jsonl_fast(raw_lines, done)
+        slow: Sequence[int] = _encode_jsonl_fast(lines, done)
     elif kind == "txt":
-        slow = _encode_txt_fast(raw_lines, done)
+        slow = _encode_txt_fast(lines.split(), done)
     else:
-        slow = range(len(raw_lines))
-    if len(slow) < len(raw_lines):
-        last_fast = len(raw_lines) - 1
+        slow = range(lines.count)
+    if len(slow) < lines.count:
+        last_fast = lines.count - 1
         left = set(slow)
         while last_fast in left:
             last_fast -= 1
         done.last_record = first_number + last_fast
     if slow:
+        raw_lines = lines.split()
         records = READERS[kind]((first_number + index, raw_lines[index]) for index in slow)
         for number, record in records:
             done.last_record = max(done.last_record, number)
@@ -98,32 +104,80 @@ def encode_chunk(kind: str, raw_lines: list[bytes], first_number: int, stop: boo
     return done
 
 
-def _encode_jsonl_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
+class _Lines:
+    """The lines of a chunk, given as its bytes or as its lines; split only when needed."""
+
+    def __init__(self, raw: bytes | list[bytes]) -> None:
+        if isinstance(raw, bytes):
+            self.data: bytes | None = raw
+            self._lines: list[bytes] | None = None
+            # As split(): a last line without its newline counts, nothing after the last newline does.
+            self.count = raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
+        else:
+            self.data = None
+            self._lines = raw
+            self.count = len(raw)
+
+    def split(self) -> list[bytes]:
+        if self._lines is None:
+            assert self.data is not None
+            lines = self.data.split(b"\n")
+            if lines and not lines[-1]:
+                lines.pop()  # after the last newline
+            self._lines = lines
+        return self._lines
+
+
+def _encode_jsonl_fast(lines: _Lines, done: EncodedChunk) -> list[int]:
     """Encode the lines of the common shape into ``done``; the indexes of all the others."""
     slow: list[int] = []
     backoff = skip = 0
-    for start in range(0, len(raw_lines), _BLOCK_LINES):
+    for start, piece in _pieces(lines):
         # Decoded once, whichever checks the entries then take.
-        entries = _decode(raw_lines[start : start + _BLOCK_LINES], start, slow)
+        numbered: list[tuple[int, _Entry]] | None = None
+        block: Sequence[_Entry] | None = _decode_all(piece)
+        if block is None:
+            raw_lines = piece.split(b"\n")
+            if piece.endswith(b"\n"):
+                raw_lines.pop()
+            numbered = _decode(raw_lines, start, slow)
+            block = [entry for _, entry in numbered]
         if skip:
             skip -= 1
-            _encode_entries(entries, done, slow)
-            continue
-        lines, pairs, slow_count = len(done.lines), len(done.pairs), len(slow)
-        if _encode_entries(entries, done, slow, together=True):
+        elif _encode_columns(block, done):
             backoff = 0
             continue
-        # Not all of one site, or lastmods of several forms: undone, and checked line by line.
-        del done.lines[lines:], done.pairs[pairs:], slow[slow_count:]
-        _encode_entries(entries, done, slow)
-        # An input whose blocks never qualify must not pay twice for each: the next ones
-        # go straight to the line-by-line checks, more of them after each failure.
-        backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
-        skip = backoff
+        else:
+            # Not all of one site, or lastmods of several forms: checked line by line. An
+            # input whose blocks never qualify must not pay twice for each: the next ones go
+            # straight to the line-by-line checks, more of them after each failure.
+            backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
+            skip = backoff
+        _encode_entries(list(enumerate(block, start)) if numbered is None else numbered, done, slow)
     # In input order: lines that did not decode come first within a block, and the general
     # path must report bad lines, and stop in strict mode, at the first one of the input.
     slow.sort()
     return slow
+
+
+def _pieces(lines: _Lines) -> Iterator[tuple[int, bytes]]:
+    """``(index of its first line, its bytes)`` of each block of whole lines of a chunk; every
+    line but the chunk's last ends with a newline."""
+    if lines.data is None:
+        raw_lines = lines.split()
+        for start in range(0, len(raw_lines), _BLOCK_LINES):
+            yield start, b"\n".join(raw_lines[start : start + _BLOCK_LINES]) + b"\n"
+        return
+    data = lines.data
+    start = at = 0
+    while at < len(data):
+        # About _BLOCK_BYTES, to the end of a line: a few of the chunk's entries in memory at a time.
+        end = data.find(b"\n", at + _BLOCK_BYTES)
+        end = len(data) if end < 0 else end + 1
+        piece = data[at:end]
+        yield start, piece
+        start += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
+        at = end
 
 
 def _encode_txt_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
@@ -214,8 +268,12 @@ def _plain_loc(loc: str) -> bool:
     )
 
 
-class _Entry(msgspec.Struct):
-    """A line's entry fields, typed: a line whose fields have other types fails to decode."""
+class _Entry(msgspec.Struct, gc=False):
+    """A line's entry fields, typed: a line whose fields have other types fails to decode.
+
+    Not tracked by the garbage collector (its fields are strings, numbers and None: no
+    cycle), which would otherwise walk every entry of a chunk, again and again, while it is decoded.
+    """
 
     loc: str
     lastmod: str | None = None
@@ -225,54 +283,94 @@ class _Entry(msgspec.Struct):
 
 
 _DECODER: Final = msgspec.json.Decoder(_Entry)
+_ARRAY_DECODER: Final = msgspec.json.Decoder(list[_Entry])
+
+
+def _decode_all(data: bytes) -> list[_Entry] | None:
+    """The entry of every line of ``data``, one per line; None unless every line is one."""
+    # decode_lines alone would not do: it skips blank lines and reads two values on one
+    # line. As the elements of one array, separated by commas where the newlines were, a blank
+    # line, two values on a line or a value spread over lines (JSON strings hold no raw
+    # newline) fail to decode: each line is then exactly one element.
+    body = data[:-1] if data.endswith(b"\n") else data
+    if not body:
+        return None
+    try:
+        return _ARRAY_DECODER.decode(b"[" + body.replace(b"\n", b",") + b"]")
+    except msgspec.DecodeError:
+        return None
 
 
 def _decode(raw_lines: list[bytes], first: int, slow: list[int]) -> list[tuple[int, _Entry]]:
     """The lines that decode as entries, numbered from ``first``; the indexes of the others into ``slow``."""
-    try:
-        # One call for the block; it skips blank lines, so a count that differs means one.
-        entries = _DECODER.decode_lines(b"\n".join(raw_lines))
-        if len(entries) == len(raw_lines):
-            return list(enumerate(entries, first))
-    except msgspec.DecodeError:
-        pass
+    every = _decode_all(b"\n".join(raw_lines))
+    if every is not None:
+        return list(enumerate(every, first))
     decoded = []
     for index, raw in enumerate(raw_lines, first):
         try:
+            # One value, alone on its line (with other fields, ignored, too).
             decoded.append((index, _DECODER.decode(raw)))
         except msgspec.DecodeError:  # not JSON, not an object, or a field of another type
             slow.append(index)
     return decoded
 
 
-def _encode_entries(
-    entries: list[tuple[int, _Entry]], done: EncodedChunk, slow: list[int], together: bool = False
-) -> bool:
-    """Encode the decoded lines of the common shape into ``done``; the indexes of the others into ``slow``.
+def _encode_columns(entries: Sequence[_Entry], done: EncodedChunk) -> bool:
+    """Encode a block of entries into ``done`` if each field passes its block checks, as
+    columns in a few C-level passes; else False, and ``done`` is left as it was."""
+    count = len(entries)
+    locs = [entry.loc for entry in entries]
+    lastmods = [entry.lastmod for entry in entries]
+    digests = [entry.content_digest for entry in entries]
+    dated = lastmods if None not in lastmods else [value for value in lastmods if value is not None]
+    digested = digests if None not in digests else [value for value in digests if value is not None]
+    if not (_plain_locs(locs) and _plain_lastmods(dated) and _plain_digests(digested)):  # type: ignore[arg-type]
+        return False
+    changefreqs = [entry.changefreq for entry in entries]
+    priorities = [entry.priority for entry in entries]
+    # entry_lines.encode_fields, and dedupe.digest_pair of the entries with a digest.
+    if changefreqs.count(None) == count and priorities.count(None) == count:
+        # The crawl's entries: a loc, maybe a lastmod and a digest.
+        lines = [
+            f"{loc}\t{'-' if lastmod is None else '+' + lastmod}\t-\t-\t{'-' if digest is None else '+' + digest}"
+            for loc, lastmod, digest in zip(locs, lastmods, digests)
+        ]
+    else:
+        if not CHANGEFREQS.issuperset(value for value in changefreqs if value is not None):
+            return False
+        # The standard library's float of the same JSON number; an integer too big for a
+        # float's range check, NaN or infinity fails it and takes the general path.
+        if not all(0.0 <= number <= 1.0 for number in priorities if number is not None):
+            return False
+        lines = [
+            f"{loc}\t{'-' if lastmod is None else '+' + lastmod}\t{'-' if changefreq is None else '+' + changefreq}"
+            f"\t{'-' if number is None else '+' + repr(number)}\t{'-' if digest is None else '+' + digest}"
+            for loc, lastmod, changefreq, number, digest in zip(locs, lastmods, changefreqs, priorities, digests)
+        ]
+    done.lines += lines
+    if digested:
+        done.pairs += [f"+{digest}\t{loc}" for loc, digest in zip(locs, digests) if digest is not None]
+    return True
 
-    Each line's loc, lastmod and digest are checked on their own, or, with ``together``, once
-    for the block (a few C-level passes over their joined text): then False, with ``done`` and
-    ``slow`` to be truncated by the caller, when one of them fails.
-    """
-    each = not together
+
+def _encode_entries(entries: list[tuple[int, _Entry]], done: EncodedChunk, slow: list[int]) -> None:
+    """Encode the decoded lines of the common shape into ``done``, each checked on its own;
+    the indexes of the others into ``slow``."""
     lines = done.lines
     pairs = done.pairs
-    locs: list[str] = []
-    lastmods: list[str] = []
-    digests: list[str] = []
     for index, entry in entries:
         loc = entry.loc
         # loc: "http(s)://" + host + path, every byte of a class, as xml._PLAIN_LOC.
-        if each and not _plain_loc(loc):
+        if not _plain_loc(loc):
             slow.append(index)
             continue
         # lastmod: a date, or a date-time with seconds and Z or a zone within +/-14:00.
         lastmod = entry.lastmod
         if lastmod is not None:
-            if each and not _plain_lastmods([lastmod]):
+            if not _plain_lastmods([lastmod]):
                 slow.append(index)
                 continue
-            lastmods.append(lastmod)
             lastmod = "+" + lastmod
         else:
             lastmod = "-"
@@ -284,11 +382,9 @@ def _encode_entries(
             changefreq = "+" + changefreq
         else:
             changefreq = "-"
-        # The standard library's float of the same JSON number; an integer too big for a
-        # float's range check, NaN or infinity fails it and takes the general path.
         number = entry.priority
         if number is not None:
-            if not 0.0 <= number <= 1.0:
+            if not 0.0 <= number <= 1.0:  # see _encode_columns
                 slow.append(index)
                 continue
             priority = "+" + repr(number)
@@ -296,14 +392,11 @@ def _encode_entries(
             priority = "-"
         digest = entry.content_digest
         if digest is not None:
-            if each and not _plain_digests([digest]):
+            if not _plain_digests([digest]):
                 slow.append(index)
                 continue
-            digests.append(digest)
             digest = "+" + digest
             pairs.append(f"{digest}\t{loc}")  # dedupe.digest_pair, inline: one call less per line
         else:
             digest = "-"
-        locs.append(loc)
         lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")
-    return each or (_plain_locs(locs) and _plain_lastmods(lastmods) and _plain_digests(digests))

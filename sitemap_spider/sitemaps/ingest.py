@@ -158,9 +158,8 @@ class ChunkResult:
 
 def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, stop: bool, spool: bool) -> ChunkResult:
     """Parse, check and encode the lines of ``length`` bytes of ``path`` from ``start``; sort them into a run."""
-    lines = _read_lines(path, start, length, spool)
-    done = encode_chunk(kind, lines, 1, stop)
-    return _sorted_runs(done, len(lines), Path(run_dir), stop, 1)
+    done = encode_chunk(kind, _read_chunk(path, start, length, spool), 1, stop)
+    return _sorted_runs(done, done.line_count, Path(run_dir), stop, 1)
 
 
 def _sorted_runs(done: EncodedChunk, lines: int, run_dir: Path, stop: bool, first_number: int) -> ChunkResult:
@@ -237,25 +236,21 @@ def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: st
             job.cancel()
 
 
-def _read_lines(path: str, start: int, length: int, spooled: bool) -> list[bytes]:
+def _read_chunk(path: str, start: int, length: int, spooled: bool) -> bytes:
     with open(path, "rb") as source:
         source.seek(start)
         data = source.read(length)
     if spooled:
         os.unlink(path)
-    # Split on b"\n" only, as iterating over a binary file does: the same line numbers.
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()  # after the last newline
-    return lines
+    # encode_chunk splits it on b"\n" only, as iterating over a binary file does: the same line numbers.
+    return data
 
 
 def _ingest_here(ingest: Ingest, kind: str, path: str, start: int, length: int, spooled: bool) -> None:
     assert ingest.builder is not None
-    lines = _read_lines(path, start, length, spooled)
     first = ingest.tally.lines + 1
     stop = ingest.config.stop_on_bad_input
-    done = encode_chunk(kind, lines, first, stop)
+    done = encode_chunk(kind, _read_chunk(path, start, length, spooled), first, stop)
     # Lines are counted up to the last one that was an entry or a bad line, as when they
     # are read one by one (blank lines and comments at the end are not).
     ingest.chunk(_sorted_runs(done, max(0, done.last_record - first + 1), ingest.builder.sort_dir, stop, first))
