@@ -20,9 +20,10 @@ from urllib.parse import urlsplit
 from scrapy.settings import BaseSettings
 
 from sitemap_spider.rendering import RENDER_MODES
+from sitemap_spider.sitemaps.xml import CHANGEFREQ_VALUES
 from sitemap_spider.urls import normalize_url
 
-CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+CHANGEFREQS = CHANGEFREQ_VALUES  # in the order error messages list them
 
 _Number = TypeVar("_Number", int, float)
 

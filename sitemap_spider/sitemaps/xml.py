@@ -26,7 +26,9 @@ URLSET_CLOSE: Final = b"</urlset>\n"
 SITEMAPINDEX_OPEN: Final = XML_DECLARATION + b'<sitemapindex xmlns="' + SITEMAP_NAMESPACE.encode() + b'">\n'
 SITEMAPINDEX_CLOSE: Final = b"</sitemapindex>\n"
 
-CHANGEFREQS: Final = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
+# sitemap.xsd's tChangeFreq, from the most to the least frequent.
+CHANGEFREQ_VALUES: Final = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+CHANGEFREQS: Final = frozenset(CHANGEFREQ_VALUES)
 MAX_LOC_LENGTH: Final = 2048
 # sitemap.xsd's tLoc has minLength 12; shorter locs ("http://a.b/") fail the XSD.
 MIN_LOC_LENGTH: Final = 12
