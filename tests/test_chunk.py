@@ -196,6 +196,14 @@ def test_a_line_of_two_objects_beside_a_blank_line() -> None:
         assert_same_as_general([*site[:10], blank, *site[10:20], two, *site[20:]], first=5)
     # An object spread over lines, each of which starts with "{".
     assert_same_as_general([*site[:3], b'{"loc": "https://www.example.com/a", "x":', b'{"y": 1}}', *site[3:]])
+    # An object over two lines (one fewer entry) and a line of two objects, with a comma between
+    # them (one more): joined by commas, or read as a stream, the count comes out right.
+    halves = [b'{"loc": "https://www.example.com/h"', b'"lastmod": "2024-05-01"}']
+    comma = crawl_line(BASE + "x", "2024-05-01") + b"," + crawl_line(BASE + "y", "2024-05-01")
+    assert_same_as_general([*site[:5], *halves, *site[5:30], comma, *site[30:]])
+    assert_same_as_general([*site[:5], comma, *site[5:30], *halves, *site[30:]])
+    nested = [b'{"loc": "https://www.example.com/n", "x": [', b'{"y": 1}]}']
+    assert_same_as_general([*site[:5], *nested, *site[5:30], two, *site[30:]])
 
 
 def test_strict_mode_stops_at_the_first_bad_line() -> None:

@@ -282,23 +282,31 @@ class _Entry(msgspec.Struct, gc=False):
     content_digest: str | None = None
 
 
+class _ExactEntry(_Entry, forbid_unknown_fields=True, gc=False):
+    """An entry line with no other field (others take the slower, line by line decoding)."""
+
+
 _DECODER: Final = msgspec.json.Decoder(_Entry)
-_ARRAY_DECODER: Final = msgspec.json.Decoder(list[_Entry])
+_EXACT_DECODER: Final = msgspec.json.Decoder(_ExactEntry)
 
 
-def _decode_all(data: bytes) -> list[_Entry] | None:
+def _decode_all(data: bytes) -> list[_ExactEntry] | None:
     """The entry of every line of ``data``, one per line; None unless every line is one."""
-    # decode_lines alone would not do: it skips blank lines and reads two values on one
-    # line. As the elements of one array, separated by commas where the newlines were, a blank
-    # line, two values on a line or a value spread over lines (JSON strings hold no raw
-    # newline) fail to decode: each line is then exactly one element.
-    body = data[:-1] if data.endswith(b"\n") else data
-    if not body:
+    # msgspec reads a stream of values: it skips blank lines, reads two values on one line
+    # and one value over two lines, so an equal count alone proves nothing (nor does reading
+    # the lines as the elements of one array: a line may hold "{...},{...}", and an object
+    # split after a member joins up again). Here every line starts with "{", and the struct
+    # takes no other field, so no value holds an object or an array: a value cannot go on
+    # past its line (the next line would start with a key, not "{"; JSON strings hold no raw
+    # newline). Every line then starts one value at least, and an equal count is one each.
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    if not data.startswith(b"{") or data.count(b"\n{") != lines - 1:
         return None
     try:
-        return _ARRAY_DECODER.decode(b"[" + body.replace(b"\n", b",") + b"]")
+        entries = _EXACT_DECODER.decode_lines(data)
     except msgspec.DecodeError:
         return None
+    return entries if len(entries) == lines else None
 
 
 def _decode(raw_lines: list[bytes], first: int, slow: list[int]) -> list[tuple[int, _Entry]]:
