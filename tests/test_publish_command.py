@@ -390,3 +390,28 @@ def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path
     assert snapshot(run.output_dir) == snapshot(tmp_path / "direct")
     assert f"{direct.content_duplicates:,} page(s) with the content of another left out" in run.stdout
     assert direct.content_duplicates > 1000
+
+
+@pytest.mark.parametrize("regular", [True, False])
+def test_chunks_of_long_lines_are_cut_by_bytes_not_only_by_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, regular: bool
+) -> None:
+    # A worker holds about three times its chunk: with the longest URLs, chunks of
+    # SITEMAP_SORT_RUN_SIZE lines took 665 MB. Chunks stop at MAX_CHUNK_BYTES (and a line end).
+    from sitemap_spider.sitemaps import ingest
+
+    monkeypatch.setattr(ingest, "MAX_CHUNK_BYTES", 64 * 1024)
+    # More than the 1 MiB read first to measure the lines, so that it is cut too.
+    lines = [json.dumps({"loc": f"https://www.example.com/{i}/" + "x" * 2000}).encode() + b"\n" for i in range(1000)]
+    source = tmp_path / "long.jl"
+    source.write_bytes(b"".join(lines))
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    with open(source, "rb") as stream:
+        chunks = list(ingest._chunks(stream, str(source) if regular else None, 100_000, spool))
+        pieces = [Path(name).read_bytes()[start : start + length] for name, start, length, _ in chunks]
+    longest = max(map(len, lines))
+    assert len(chunks) > 25
+    assert all(len(piece) <= 64 * 1024 + longest for piece in pieces)
+    assert b"".join(pieces) == source.read_bytes()  # every line once, each chunk ends at a line end
+    assert all(piece.endswith(b"\n") for piece in pieces)
