@@ -10,7 +10,7 @@ import pytest
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps import sorting
 from sitemap_spider.sitemaps.errors import InvalidEntryError, SitemapError
-from sitemap_spider.sitemaps.sorting import ExternalSorter
+from sitemap_spider.sitemaps.sorting import ExternalSorter, LineSorter
 
 
 def entries(count: int) -> list[SitemapEntry]:
@@ -71,6 +71,18 @@ def test_spills_runs_and_merges_them(tmp_path: Path) -> None:
     assert list(sorter.iter_unique()) == sorted(items, key=lambda entry: entry.loc)
     sorter.close()
     assert run_files(tmp_path) == []
+
+
+def test_long_lines_spill_by_characters_before_run_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sorting, "MAX_BUFFER_CHARS", 10_000)
+    sorter = LineSorter(tmp_path, run_size=100_000)
+    lines = [f"https://www.example.com/{i:04d}/" + "x" * 990 for i in range(100)]
+    for line in random.Random(3).sample(lines, len(lines)):
+        sorter.add_line(line)
+    # About 1,020 characters a line: a run every 10 lines, whatever run_size says.
+    assert len(run_files(tmp_path)) == 10
+    assert list(sorter.iter_unique_lines()) == lines
+    sorter.close()
 
 
 def test_duplicates_are_dropped_and_counted(tmp_path: Path) -> None:

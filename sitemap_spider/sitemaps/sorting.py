@@ -43,6 +43,9 @@ _MIN_BLOCK_CHARS = 16 * 1024
 _MERGE_GROUP = 12
 # Lines joined into one write when a run is written.
 _WRITE_BLOCK_LINES = 16 * 1024
+# Characters buffered before a run is spilled, whatever run_size says: 100,000 entries of
+# 2,000-character URLs would otherwise hold some 200 MB.
+MAX_BUFFER_CHARS = 24 * 1024 * 1024
 
 
 def _write_run(lines: Iterable[str], work_dir: Path) -> Path:
@@ -144,17 +147,20 @@ class LineSorter:
         self.added = 0
         self.duplicates = 0
         self._buffer: list[str] = []
+        self._chars = 0  # characters in _buffer
         self._runs: list[Path] = []
         self._finished = False
 
     def add_line(self, line: str) -> None:
-        """Add one line; spills a sorted run to disk whenever ``run_size`` are buffered."""
+        """Add one line; spills a sorted run to disk whenever ``run_size`` lines, or
+        MAX_BUFFER_CHARS characters, are buffered."""
         if self._finished:
             raise SitemapError(f"{type(self).__name__}: add() after iteration or close()")
         buffer = self._buffer
         buffer.append(line)
         self.added += 1
-        if len(buffer) >= self.run_size:
+        self._chars += len(line)
+        if len(buffer) >= self.run_size or self._chars >= MAX_BUFFER_CHARS:
             self._spill()
 
     def add_run(self, path: Path, lines: int, duplicates: int) -> None:
@@ -170,6 +176,7 @@ class LineSorter:
         self._runs.append(path)
         self.duplicates += duplicates
         self._buffer = []
+        self._chars = 0
 
     def _write_run(self, lines: Iterable[str]) -> Path:
         return _write_run(lines, self.work_dir)
