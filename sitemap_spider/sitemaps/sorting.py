@@ -10,11 +10,9 @@ loc the one kept does not depend on insertion order.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import logging
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -23,8 +21,10 @@ from typing import Self
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.entry_lines import Fields, decode_entry, encode_entry, encode_fields
 from sitemap_spider.sitemaps.errors import SitemapError
+from sitemap_spider.sitemaps.runs import list_blocks, merge_blocks, read_blocks, sort_into_run, write_run
 
-# The line form of an entry lives in entry_lines.py; the names other modules imported from here still are.
+# The line form of an entry lives in entry_lines.py, run files in runs.py; the names other
+# modules imported from here still are.
 __all__ = [
     "MAX_MERGE_FAN_IN", "ExternalSorter", "Fields", "LineSorter", "decode_entry", "encode_entry",
     "encode_fields", "merge_blocks", "read_blocks", "sort_into_run",
@@ -41,94 +41,9 @@ _MERGE_MEMORY = 2 * 1024 * 1024
 _MIN_BLOCK_CHARS = 16 * 1024
 # Sources merged by one merge_blocks; more are merged in groups first.
 _MERGE_GROUP = 12
-# Lines joined into one write when a run is written.
-_WRITE_BLOCK_LINES = 16 * 1024
 # Characters buffered before a run is spilled, whatever run_size says: 100,000 entries of
 # 2,000-character URLs would otherwise hold some 200 MB.
 MAX_BUFFER_CHARS = 24 * 1024 * 1024
-
-
-def _write_run(lines: Iterable[str], work_dir: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix="sort-run-", suffix=".tsv", dir=work_dir)
-    # surrogateescape: a run file must hold whatever str it is given, checked or not.
-    with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
-        # Joined in C, a block at a time (lines may be a merge that does not fit in memory):
-        # a Python step per line costs as much as the sort.
-        remaining = iter(lines)
-        while block := list(itertools.islice(remaining, _WRITE_BLOCK_LINES)):
-            out.write("\n".join(block))
-            out.write("\n")
-    logger.debug("Wrote sort run %s", name)
-    return Path(name)
-
-
-def sort_into_run(lines: list[str], work_dir: Path, *, unique: bool = True) -> tuple[Path, int]:
-    """Sort ``lines`` in place into a new run file in ``work_dir``: (its path, duplicates left out).
-
-    With ``unique``, of lines with the same key (up to the first tab) only the smallest is kept.
-    """
-    lines.sort()
-    if not unique:
-        return _write_run(lines, work_dir), 0
-    kept: list[str] = []
-    previous = None
-    for line in lines:
-        tab = line.find("\t")
-        key = line if tab < 0 else line[:tab]
-        if key != previous:
-            kept.append(line)
-            previous = key
-    return _write_run(kept, work_dir), len(lines) - len(kept)
-
-
-def read_blocks(path: Path, size: int) -> Iterator[list[str]]:
-    """The lines of a run file (without newlines), a list of about ``size`` characters at a time."""
-    with open(path, encoding="utf-8", errors="surrogateescape", newline="\n") as run:
-        rest = ""
-        while chunk := run.read(size):
-            # str.split in C instead of a Python-level step per line.
-            lines = (rest + chunk).split("\n")
-            rest = lines.pop()
-            if lines:
-                yield lines
-        if rest:  # a run ends with a newline; a file cut short still yields what it has
-            yield [rest]
-
-
-def _list_blocks(lines: list[str], count: int) -> Iterator[list[str]]:
-    for start in range(0, len(lines), count):
-        yield lines[start : start + count]
-
-
-def merge_blocks(sources: list[Iterator[list[str]]]) -> Iterator[list[str]]:
-    """Merge sources of sorted blocks (each source sorted as a whole) into sorted blocks.
-
-    heapq.merge takes a few Python steps per line; this takes a few per block: every round
-    emits, sorted, all lines up to the smallest last line of the current blocks, which no
-    line still to come can be below.
-    """
-    heads: list[tuple[list[str], int, Iterator[list[str]]]] = []
-    for source in sources:
-        block = next(source, None)
-        if block:
-            heads.append((block, 0, source))
-    while heads:
-        bound = min(block[-1] for block, _, _ in heads)
-        batch: list[str] = []
-        remaining: list[tuple[list[str], int, Iterator[list[str]]]] = []
-        for block, start, source in heads:
-            cut = bisect.bisect_right(block, bound, start)
-            batch += block[start:cut]
-            if cut < len(block):
-                remaining.append((block, cut, source))
-            else:
-                following = next(source, None)
-                if following:
-                    remaining.append((following, 0, source))
-        heads = remaining
-        # Timsort finds the sorted stretches the blocks are made of: a merge in C.
-        batch.sort()
-        yield batch
 
 
 class LineSorter:
@@ -179,7 +94,7 @@ class LineSorter:
         self._chars = 0
 
     def _write_run(self, lines: Iterable[str]) -> Path:
-        return _write_run(lines, self.work_dir)
+        return write_run(lines, self.work_dir)
 
     def _unique(self, sorted_lines: Iterable[str]) -> Iterator[str]:
         if not self.unique:
@@ -206,7 +121,7 @@ class LineSorter:
         # Blocks small enough that all runs' blocks together stay within _MERGE_MEMORY.
         size = max(_MIN_BLOCK_CHARS, _MERGE_MEMORY // (len(runs) + 1))
         sources = [read_blocks(path, size) for path in runs]
-        sources.append(_list_blocks(buffer, max(1, size // 64)))
+        sources.append(list_blocks(buffer, max(1, size // 64)))
         # A round of merge_blocks looks at every source and emits about one block: with many
         # sources (small blocks) that is many rounds of many steps. Merged in groups first,
         # then the groups, no round looks at more than a few.
@@ -251,7 +166,7 @@ class LineSorter:
         """
         self._begin_final_pass()
         if not self._runs:
-            yield from _list_blocks(self._buffer, _MIN_BLOCK_CHARS // 16)
+            yield from list_blocks(self._buffer, _MIN_BLOCK_CHARS // 16)
         else:
             yield from self._merged_blocks(self._runs, self._buffer)
         self._buffer = []
