@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitemap_spider.sitemaps import chunk
 from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
 from sitemap_spider.sitemaps.dedupe import digest_pair
 from sitemap_spider.sitemaps.errors import InvalidEntryError
@@ -44,10 +45,19 @@ def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "
     lines, pairs, bad = general(raw_lines, first, kind)
     # The chunk as its lines, and as its bytes (with and without a newline at the end).
     data = b"\n".join(raw_lines)
-    for raw in (raw_lines, data + b"\n", data if raw_lines and raw_lines[-1] else None):
+    for raw, piece_bytes in (
+        (raw_lines, chunk._BLOCK_BYTES),
+        (data + b"\n", chunk._BLOCK_BYTES),
+        (data + b"\n", 300),  # pieces of a line or two
+        (data if raw_lines and raw_lines[-1] else None, 300),
+    ):
         if raw is None:
             continue
-        done = encode_chunk(kind, raw, first, stop=False)
+        default, chunk._BLOCK_BYTES = chunk._BLOCK_BYTES, piece_bytes  # type: ignore[misc]
+        try:
+            done = encode_chunk(kind, raw, first, stop=False)
+        finally:
+            chunk._BLOCK_BYTES = default  # type: ignore[misc]
         assert done.line_count == len(raw_lines)
         assert sorted(done.lines) == sorted(lines)
         assert sorted(done.pairs) == sorted(pairs)
@@ -128,6 +138,17 @@ def crawl_line(loc: str, lastmod: object = None, changefreq: object = None, prio
         b"\xff\xfe not utf-8",
         b'\xef\xbb\xbf{"loc": "https://www.example.com/bom"}',
         b'{"loc": "https://www.example.com/trunc',
+        # Found in review: bytes that are not UTF-8 in a string or a key, other fields that
+        # msgspec would skip without the standard library's checks, a lone surrogate, nesting.
+        b'{"loc": "https://www.example.com/a", "content_digest": "a\xffb"}',
+        b'{"loc": "https://www.example.com/a", "\xff": 1}',
+        b'{"loc": "https://www.example.com/a", "x": "\xff"}',
+        b'{"loc": "https://www.example.com/a", "x": ' + b"1" * 5000 + b"}",
+        b'{"loc": "https://www.example.com/a", "x": ' + b"1" * 4200 + b"}",
+        b'{"loc": "https://www.example.com/a", "title": "caf\xc3\xa9", "x": {"y": [1, null]}}',
+        b'{"loc": "https://www.example.com/a", "content_digest": "\\ud800"}',
+        b'{"loc": "https://www.example.com/a", "content_digest": "\\udc80"}',
+        b'{"loc": "https://www.example.com/a", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}",
     ],
 )
 def test_a_line_gives_what_the_general_path_gives(line: bytes) -> None:
@@ -204,6 +225,9 @@ def test_a_line_of_two_objects_beside_a_blank_line() -> None:
     assert_same_as_general([*site[:5], comma, *site[5:30], *halves, *site[30:]])
     nested = [b'{"loc": "https://www.example.com/n", "x": [', b'{"y": 1}]}']
     assert_same_as_general([*site[:5], *nested, *site[5:30], two, *site[30:]])
+    # A string over two lines: msgspec must refuse a raw newline in a string, as JSON does.
+    split_string = [b'{"loc": "https://www.example.com/s', b'{", "lastmod": null}']
+    assert_same_as_general([*site[:5], *split_string, *site[5:30], two, *site[30:]])
 
 
 def test_strict_mode_stops_at_the_first_bad_line() -> None:

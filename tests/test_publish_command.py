@@ -319,6 +319,38 @@ def test_big_input_parsed_in_worker_processes_gives_the_same_set(tmp_path: Path)
     assert len(urls) == len({url["loc"] for url in urls}) > 2000
 
 
+def test_lines_are_counted_to_the_last_entry_however_many_chunks(tmp_path: Path) -> None:
+    # Blank lines and comments after the last entry are not counted, in one chunk or in many.
+    path = write_lines(tmp_path / "big.jl", [*big_input(5500, bad_every=700), "", "", ""])
+    batched = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", output="batched")
+    single = publish(tmp_path, path, output="single")
+    assert batched.returncode == single.returncode == 0, batched.describe() + single.describe()
+    assert "(5,500 lines; 7 bad line(s) skipped" in batched.stdout, batched.stdout
+    assert "(5,500 lines; 7 bad line(s) skipped" in single.stdout, single.stdout
+
+
+def test_a_byte_order_mark_is_dropped_on_the_first_line_only(tmp_path: Path) -> None:
+    # Each worker numbers its chunk's lines from 1: a mark at the start of a chunk was read as
+    # the input's own, and which lines were bad depended on where the chunks were cut.
+    bom = b"\xef\xbb\xbf"
+    lines = [bom + json.dumps({"loc": f"https://www.example.com/{i}"}).encode() for i in range(1, 5001)]
+    path = tmp_path / "bom.jl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    run = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000")
+    assert run.returncode == 0, run.describe()
+    assert "Published 1 URLs" in run.stdout and "4,999 bad line(s) skipped" in run.stdout, run.stdout
+
+
+def test_a_digest_no_file_can_hold_is_a_bad_line(tmp_path: Path) -> None:
+    # json.loads makes a lone surrogate of "\\ud800"; writing the sort run then failed with a traceback.
+    lines = [json.dumps({"loc": f"https://www.example.com/{i}", "content_digest": "\ud800" if i == 2 else f"d{i}"})
+             for i in range(1, 4)]
+    run = publish(tmp_path, write_lines(tmp_path / "s.jl", lines))
+    assert run.returncode == 0, run.describe()
+    assert "line 2: content_digest '\\ud800' is not valid Unicode; skipped" in run.stderr, run.stderr
+    assert "Published 2 URLs" in run.stdout
+
+
 def test_strict_mode_stops_at_the_first_bad_line_of_a_big_input(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "big.jl", big_input(5500, bad_every=3456))
     run = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", "-s", "SITEMAP_STOP_ON_BAD_INPUT=true")

@@ -51,28 +51,31 @@ class EncodedChunk:
     line_count: int = 0  # lines in the chunk
 
 
-def encode_chunk(kind: str, raw: bytes | list[bytes], first_number: int, stop: bool) -> EncodedChunk:
+def encode_chunk(
+    kind: str, raw: bytes | list[bytes], first_number: int, stop: bool, *, bom_line: int = 1
+) -> EncodedChunk:
     """Parse, check and encode the lines of ``raw`` (numbered from ``first_number``): the bytes
     of a chunk, split on b"\\n" as iterating over a binary file splits them, or its lines. In
-    strict mode (``stop``) nothing after the first bad line matters."""
+    strict mode (``stop``) nothing after the first bad line matters. ``bom_line``: the number
+    of the input's first line, whose UTF-8 byte order mark is dropped (0: not among these)."""
     lines = _Lines(raw)
     done = EncodedChunk(line_count=lines.count)
+    # The lines for the general path, by index, in input order.
     if kind == "jsonl":
-        slow: Sequence[int] = _encode_jsonl_fast(lines, done)
+        slow = _encode_jsonl_fast(lines, done)
     elif kind == "txt":
-        slow = _encode_txt_fast(lines.split(), done)
+        raw_lines = lines.split()
+        slow = {index: raw_lines[index] for index in _encode_txt_fast(raw_lines, done)}
     else:
-        slow = range(lines.count)
+        slow = dict(enumerate(lines.split()))
     if len(slow) < lines.count:
         last_fast = lines.count - 1
-        left = set(slow)
-        while last_fast in left:
+        while last_fast in slow:
             last_fast -= 1
         done.last_record = first_number + last_fast
     if slow:
-        raw_lines = lines.split()
-        records = READERS[kind]((first_number + index, raw_lines[index]) for index in slow)
-        for number, record in records:
+        numbered = ((first_number + index, line) for index, line in slow.items())
+        for number, record in READERS[kind](numbered, bom_line=bom_line):
             done.last_record = max(done.last_record, number)
             try:
                 if isinstance(record, str):
@@ -116,36 +119,46 @@ class _Lines:
         return self._lines
 
 
-def _encode_jsonl_fast(lines: _Lines, done: EncodedChunk) -> list[int]:
-    """Encode the lines of the common shape into ``done``; the indexes of all the others."""
+def _encode_jsonl_fast(lines: _Lines, done: EncodedChunk) -> dict[int, bytes]:
+    """Encode the lines of the common shape into ``done``; all the others by index, in order."""
     slow: list[int] = []
+    slow_lines: dict[int, bytes] = {}
     backoff = skip = 0
     for start, piece in _pieces(lines):
+        before = len(slow)
         # Decoded once, whichever checks the entries then take.
+        raw_lines: list[bytes] | None = None
         numbered: list[tuple[int, Entry]] | None = None
         block: Sequence[Entry] | None = decode_all(piece)
         if block is None:
-            raw_lines = piece.split(b"\n")
-            if piece.endswith(b"\n"):
-                raw_lines.pop()
+            raw_lines = _split_piece(piece)
             numbered = decode(raw_lines, start, slow)
             block = [entry for _, entry in numbered]
         if skip:
             skip -= 1
+            encode_entries(list(enumerate(block, start)) if numbered is None else numbered, done, slow)
         elif encode_columns(block, done):
             backoff = 0
-            continue
         else:
             # Not all of one site, or lastmods of several forms: checked line by line. An
             # input whose blocks never qualify must not pay twice for each: the next ones go
             # straight to the line-by-line checks, more of them after each failure.
             backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
             skip = backoff
-        encode_entries(list(enumerate(block, start)) if numbered is None else numbered, done, slow)
+            encode_entries(list(enumerate(block, start)) if numbered is None else numbered, done, slow)
+        if len(slow) > before:  # the piece's lines for the general path, not the whole chunk's
+            raw_lines = raw_lines or _split_piece(piece)
+            slow_lines.update((index, raw_lines[index - start]) for index in slow[before:])
     # In input order: lines that did not decode come first within a block, and the general
     # path must report bad lines, and stop in strict mode, at the first one of the input.
-    slow.sort()
-    return slow
+    return {index: slow_lines[index] for index in sorted(slow_lines)}
+
+
+def _split_piece(piece: bytes) -> list[bytes]:
+    raw_lines = piece.split(b"\n")
+    if piece.endswith(b"\n"):
+        raw_lines.pop()
+    return raw_lines
 
 
 def _pieces(lines: _Lines) -> Iterator[tuple[int, bytes]]:

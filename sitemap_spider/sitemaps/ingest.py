@@ -51,6 +51,7 @@ class Ingest:
         # compress and validate the shards the builder writes.
         self.pool: ProcessPoolExecutor | None = None
         self.pool_size = 0
+        self.last_record = 0  # number of the last line that was an entry or a bad line
 
     def publish(self) -> PublishResult:
         """Publish the set of the entries taken so far (see ``SitemapSetBuilder.publish``)."""
@@ -65,7 +66,7 @@ class Ingest:
 
     def record(self, number: int, fields: dict[str, Any] | str) -> bool:
         """Add the entry of one record; False when the run must stop."""
-        self.tally.lines = number
+        self.tally.lines = self.last_record = number
         try:
             if isinstance(fields, str):
                 raise InvalidEntryError(fields)
@@ -82,6 +83,8 @@ class Ingest:
         assert self.builder is not None
         first = self.tally.lines
         self.tally.lines += done.lines
+        if done.last_record:
+            self.last_record = first + done.last_record
         for number, reason in done.bad:
             if not self.bad(first + number, reason):
                 return False
@@ -158,25 +161,28 @@ class ChunkResult:
     bad_count: int
     run: str | None  # sorted run file in the builder's sort_dir; None when stopped or empty
     pairs: str | None = None  # sorted digest pairs (dedupe.digest_pair) of the entries with a digest
+    last_record: int = 0  # the last line that was an entry or a bad line; 0: none
 
 
 def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, stop: bool, spool: bool) -> ChunkResult:
     """Parse, check and encode the lines of ``length`` bytes of ``path`` from ``start``; sort them into a run."""
-    done = encode_chunk(kind, _read_chunk(path, start, length, spool), 1, stop)
+    # Numbered from 1 within the chunk; the input's first line is never in one (read before).
+    done = encode_chunk(kind, _read_chunk(path, start, length, spool), 1, stop, bom_line=0)
     return _sorted_runs(done, done.line_count, Path(run_dir), stop, 1)
 
 
 def _sorted_runs(done: EncodedChunk, lines: int, run_dir: Path, stop: bool, first_number: int) -> ChunkResult:
     bad = [(number - first_number + 1, reason) for number, reason in done.bad]
+    last = done.last_record - first_number + 1 if done.last_record else 0
     if not done.lines or (stop and bad):
-        return ChunkResult(lines, 0, 0, 0, bad, done.bad_count, None)
+        return ChunkResult(lines, 0, 0, 0, bad, done.bad_count, None, last_record=last)
     # Repeated URLs are left for the final merge to drop (and count): one pass fewer here.
     run, duplicates = sort_into_run(done.lines, run_dir, unique=False)
     pairs = None
     if done.pairs:
         # A repeated line gives the same pair twice: dedupe.shared_digests skips it.
         pairs = str(sort_into_run(done.pairs, run_dir, unique=False)[0])
-    return ChunkResult(lines, len(done.lines), duplicates, len(done.pairs), bad, done.bad_count, str(run), pairs)
+    return ChunkResult(lines, len(done.lines), duplicates, len(done.pairs), bad, done.bad_count, str(run), pairs, last)
 
 
 def _chunks(stream: io.BufferedIOBase, path: str | None, size: int, spool_dir: Path) -> Iterator[tuple[str, int, int, bool]]:
@@ -221,7 +227,8 @@ def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: st
     if first is None:
         return
     if following is None:  # one chunk: starting processes would cost more than they save
-        _ingest_here(ingest, kind, *first)
+        if _ingest_here(ingest, kind, *first):
+            _count_to_last_record(ingest)
         return
     stop = ingest.config.stop_on_bad_input
     workers = max(1, min(os.cpu_count() or 1, 8))
@@ -239,6 +246,7 @@ def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: st
             while pending and (chunk is None or len(pending) > workers):
                 if not ingest.chunk(pending.popleft().result()):
                     return
+        _count_to_last_record(ingest)
     finally:
         for job in pending:
             job.cancel()
@@ -254,11 +262,15 @@ def _read_chunk(path: str, start: int, length: int, spooled: bool) -> bytes:
     return data
 
 
-def _ingest_here(ingest: Ingest, kind: str, path: str, start: int, length: int, spooled: bool) -> None:
+def _ingest_here(ingest: Ingest, kind: str, path: str, start: int, length: int, spooled: bool) -> bool:
     assert ingest.builder is not None
     first = ingest.tally.lines + 1
     stop = ingest.config.stop_on_bad_input
     done = encode_chunk(kind, _read_chunk(path, start, length, spooled), first, stop)
-    # Lines are counted up to the last one that was an entry or a bad line, as when they
-    # are read one by one (blank lines and comments at the end are not).
-    ingest.chunk(_sorted_runs(done, max(0, done.last_record - first + 1), ingest.builder.sort_dir, stop, first))
+    return ingest.chunk(_sorted_runs(done, done.line_count, ingest.builder.sort_dir, stop, first))
+
+
+def _count_to_last_record(ingest: Ingest) -> None:
+    # Lines are counted up to the last one that was an entry or a bad line, as when they are
+    # read one by one (blank lines and comments at the end are not), however many chunks.
+    ingest.tally.lines = ingest.last_record

@@ -69,20 +69,24 @@ def sniff_format(name: str, first_line: str) -> str:
     return "csv" if "loc" in (cell.strip().lower() for cell in header) else "txt"
 
 
-def jsonl_records(lines: Iterable[tuple[int, bytes]]) -> Iterator[Record]:
-    """One object per line; keys besides the entry fields are ignored, ``null`` is absent."""
+def jsonl_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> Iterator[Record]:
+    """One object per line; keys besides the entry fields are ignored, ``null`` is absent.
+
+    ``bom_line`` (in every reader): the number of the input's first line, which may start
+    with a UTF-8 byte order mark; 0 when these lines are from further on.
+    """
     # The decoder's own method: json.loads re-checks its arguments and sniffs the encoding
     # of bytes on every call, which costs a third of the parsing itself.
     decode = json.JSONDecoder().decode
     for number, raw in lines:
         try:
-            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            line = raw.decode("utf-8-sig" if number == bom_line else "utf-8")
         except UnicodeDecodeError:
             yield number, "not UTF-8"
             continue
         try:
             value = decode(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
             if line.strip():  # blank lines are no entries, not bad ones
                 yield number, f"not JSON ({exc})"
             continue
@@ -92,20 +96,20 @@ def jsonl_records(lines: Iterable[tuple[int, bytes]]) -> Iterator[Record]:
             yield number, f"not a JSON object: {line.strip()[:80]!r}"
 
 
-def _text_lines(lines: Iterable[tuple[int, bytes]], bad: set[int]) -> Iterator[str]:
+def _text_lines(lines: Iterable[tuple[int, bytes]], bad: set[int], bom_line: int) -> Iterator[str]:
     # The csv module wants str; an undecodable line is remembered in ``bad`` and read as empty.
     for number, raw in lines:
         try:
-            yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            yield raw.decode("utf-8-sig" if number == bom_line else "utf-8")
         except UnicodeDecodeError:
             bad.add(number)
             yield "\n"
 
 
-def csv_records(lines: Iterable[tuple[int, bytes]]) -> Iterator[Record]:
+def csv_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> Iterator[Record]:
     """CSV with a header naming the columns; a ``loc`` column is required, empty cells are absent."""
     bad: set[int] = set()
-    reader = csv.reader(_text_lines(lines, bad))
+    reader = csv.reader(_text_lines(lines, bad, bom_line))
     # The header is the first row that is not blank.
     header = [cell.strip().lower() for cell in next((row for row in reader if any(row)), [])]
     if "loc" not in header:
@@ -131,11 +135,11 @@ def csv_records(lines: Iterable[tuple[int, bytes]]) -> Iterator[Record]:
             yield number, {name: row[index].strip() or None for index, name in columns if index < len(row)}
 
 
-def text_records(lines: Iterable[tuple[int, bytes]]) -> Iterator[Record]:
+def text_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> Iterator[Record]:
     """One URL per line; blank lines and ``#`` comments are skipped."""
     for number, raw in lines:
         try:
-            url = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
+            url = raw.decode("utf-8-sig" if number == bom_line else "utf-8").strip()
         except UnicodeDecodeError:
             yield number, "not UTF-8"
             continue
@@ -175,10 +179,17 @@ def to_fields(record: dict[str, Any]) -> Fields:
         except ValueError:
             raise InvalidEntryError(f"priority {priority!r} is not a number") from None
     digest = record.get("content_digest")
+    if digest is not None:
+        digest = str(digest)
+        if not digest.isascii():
+            try:
+                digest.encode()  # a JSON escape can make a lone surrogate, which no file can hold
+            except UnicodeEncodeError:
+                raise InvalidEntryError(f"content_digest {digest!r} is not valid Unicode") from None
     return (
         loc.strip() if isinstance(loc, str) else loc,
         format_lastmod(record.get("lastmod")),
         record.get("changefreq"),
         priority,
-        None if digest is None else str(digest),
+        digest,
     )

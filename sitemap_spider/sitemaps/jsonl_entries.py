@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -14,11 +15,15 @@ if TYPE_CHECKING:  # chunk.py imports this module
     from sitemap_spider.sitemaps.chunk import EncodedChunk
 
 
-class Entry(msgspec.Struct, gc=False):
-    """A line's entry fields, typed: a line whose fields have other types fails to decode.
+class Entry(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A line's entry fields, typed: a line whose fields have other types, or that has other
+    fields, fails to decode and takes the general path.
 
-    Not tracked by the garbage collector (its fields are strings, numbers and None: no
-    cycle), which would otherwise walk every entry of a chunk, again and again, while it is decoded.
+    Other fields are refused because msgspec skips them without the checks the standard
+    library's decoder makes (a string that is not UTF-8, an integer of 5,000 digits): the
+    general path must say such a line is bad. Not tracked by the garbage collector (its fields
+    are strings, numbers and None: no cycle), which would otherwise walk every entry of a
+    chunk, again and again, while it is decoded.
     """
 
     loc: str
@@ -28,46 +33,68 @@ class Entry(msgspec.Struct, gc=False):
     content_digest: str | None = None
 
 
-class ExactEntry(Entry, forbid_unknown_fields=True, gc=False):
-    """An entry line with no other field (others take the slower, line by line decoding)."""
+class LenientEntry(Entry, forbid_unknown_fields=False, gc=False):
+    """The same fields, of a line that has other fields too (see ``decode``)."""
 
 
 _DECODER: Final = msgspec.json.Decoder(Entry)
-_EXACT_DECODER: Final = msgspec.json.Decoder(ExactEntry)
+_LENIENT_DECODER: Final = msgspec.json.Decoder(LenientEntry)
+# No integer of more digits than int() takes (sys.set_int_max_str_digits) fits in a shorter line.
+_MAX_SKIPPED_LINE: Final = sys.get_int_max_str_digits() or sys.maxsize
+# What msgspec raises on a line it does not take: DecodeError and UnicodeDecodeError (bytes
+# that are not UTF-8 in a string) are ValueErrors; RecursionError for values nested too deeply.
+_NOT_DECODED: Final = (ValueError, RecursionError)
 
 
-def decode_all(data: bytes) -> list[ExactEntry] | None:
+def decode_all(data: bytes) -> list[Entry] | None:
     """The entry of every line of ``data``, one per line; None unless every line is one."""
     # msgspec reads a stream of values: it skips blank lines, reads two values on one line
     # and one value over two lines, so an equal count alone proves nothing (nor does reading
     # the lines as the elements of one array: a line may hold "{...},{...}", and an object
     # split after a member joins up again). Here every line starts with "{", and the struct
     # takes no other field, so no value holds an object or an array: a value cannot go on
-    # past its line (the next line would start with a key, not "{"; JSON strings hold no raw
-    # newline). Every line then starts one value at least, and an equal count is one each.
+    # past its line (the next line would start with a key, not "{"; msgspec refuses a raw
+    # newline in a string, as JSON does: tests/test_chunk.py pins it). Every line then
+    # starts one value at least, and an equal count is one each.
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if not data.startswith(b"{") or data.count(b"\n{") != lines - 1:
         return None
     try:
-        entries = _EXACT_DECODER.decode_lines(data)
-    except msgspec.DecodeError:
+        entries = _DECODER.decode_lines(data)
+    except _NOT_DECODED:
         return None
     return entries if len(entries) == lines else None
 
 
 def decode(raw_lines: list[bytes], first: int, slow: list[int]) -> list[tuple[int, Entry]]:
-    """The lines that decode as entries, numbered from ``first``; the indexes of the others into ``slow``."""
-    every = decode_all(b"\n".join(raw_lines))
-    if every is not None:
-        return list(enumerate(every, first))
-    decoded = []
+    """The lines that decode as entries, one by one, numbered from ``first``; the indexes of
+    the others into ``slow``."""
+    decoded: list[tuple[int, Entry]] = []
     for index, raw in enumerate(raw_lines, first):
         try:
-            # One value, alone on its line (with other fields, ignored, too).
-            decoded.append((index, _DECODER.decode(raw)))
-        except msgspec.DecodeError:  # not JSON, not an object, or a field of another type
-            slow.append(index)
+            decoded.append((index, _DECODER.decode(raw)))  # one value, alone on its line
+            continue
+        except _NOT_DECODED:  # not JSON, not an object, a field of another type, or another field
+            pass
+        # Other fields: msgspec skips their values without two checks of the standard
+        # library's decoder, which the general path makes: the bytes must be UTF-8, and an
+        # integer may not have more than 4,300 digits. Lines that could fail them go there.
+        if len(raw) < _MAX_SKIPPED_LINE and (raw.isascii() or _is_utf8(raw)):
+            try:
+                decoded.append((index, _LENIENT_DECODER.decode(raw)))
+                continue
+            except _NOT_DECODED:
+                pass
+        slow.append(index)
     return decoded
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
