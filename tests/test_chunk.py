@@ -149,6 +149,11 @@ def crawl_line(loc: str, lastmod: object = None, changefreq: object = None, prio
         b'{"loc": "https://www.example.com/a", "content_digest": "\\ud800"}',
         b'{"loc": "https://www.example.com/a", "content_digest": "\\udc80"}',
         b'{"loc": "https://www.example.com/a", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+        # Near Python's recursion limit msgspec went two levels deeper than the json module.
+        b'{"loc": "https://www.example.com/a", "x": ' + b"[" * 993 + b"]" * 993 + b"}",
+        b'{"loc": "https://www.example.com/a", "x": ' + b"[" * 499 + b"]" * 499 + b"}",
+        b'{"loc": "https://www.example.com/a", "x": ' + b"[" * 500 + b"]" * 500 + b"}",
+        b'{"loc": "https://www.example.com/a", "x": "' + b"[" * 600 + b'"}',
     ],
 )
 def test_a_line_gives_what_the_general_path_gives(line: bytes) -> None:

@@ -329,6 +329,30 @@ def test_lines_are_counted_to_the_last_entry_however_many_chunks(tmp_path: Path)
     assert "(5,500 lines; 7 bad line(s) skipped" in single.stdout, single.stdout
 
 
+def test_nesting_too_deep_is_bad_wherever_the_line_is_read(tmp_path: Path) -> None:
+    # Where a decoder hits Python's recursion limit depends on the stack of the process that
+    # reads the line (the main one, or a worker forked from deep in it): a fixed limit instead.
+    lines = []
+    for i in range(3000):
+        depth = 499 if i % 600 == 1 else 501 if i % 600 == 2 else 0
+        nested = "[" * depth + "]" * depth if depth else "1"
+        lines.append(f'{{"loc": "https://www.example.com/{i}", "x": {nested}}}')
+    path = write_lines(tmp_path / "deep.jl", lines)
+    batched = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", output="batched")
+    single = publish(tmp_path, path, output="single")
+    for run in (batched, single):
+        assert run.returncode == 0, run.describe()
+        assert "Published 2,995 URLs" in run.stdout and "5 bad line(s) skipped" in run.stdout, run.stdout
+        assert "line 3: not JSON (nested more than 500 levels deep); skipped" in run.stderr, run.stderr
+
+
+def test_a_byte_order_mark_alone_on_the_first_line_is_a_blank_line(tmp_path: Path) -> None:
+    data = b"\xef\xbb\xbf\n" + "".join(f'{{"loc": "https://www.example.com/{i}"}}\n' for i in range(3)).encode()
+    piped = publish(tmp_path, "-", stdin=data, output="piped")
+    assert piped.returncode == 0, piped.describe()
+    assert "Reading - as jsonl" in piped.stderr and "Published 3 URLs" in piped.stdout, piped.describe()
+
+
 def test_a_byte_order_mark_is_dropped_on_the_first_line_only(tmp_path: Path) -> None:
     # Each worker numbers its chunk's lines from 1: a mark at the start of a chunk was read as
     # the input's own, and which lines were bad depended on where the chunks were cut.

@@ -10,6 +10,7 @@ import gzip
 import io
 import itertools
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -26,6 +27,13 @@ _EXTENSIONS: Final = {".jl": "jsonl", ".jsonl": "jsonl", ".ndjson": "jsonl", ".c
 MAX_REPORTED_BAD_LINES: Final = 20
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _FIELDS: Final = ("loc", "lastmod", "changefreq", "priority", "content_digest")
+
+#: Nesting deeper than this makes a JSON line bad. Without a limit of its own, where the
+#: decoders hit Python's recursion limit would decide, and that depends on the stack depth of
+#: the process that reads the line (and differs between msgspec and the json module).
+MAX_JSON_DEPTH: Final = 500
+_JSON_STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BOM: Final = b"\xef\xbb\xbf"
 
 # A record is the fields of one input line, or the reason why that line is unusable.
 Record = tuple[int, dict[str, Any] | str]
@@ -84,9 +92,12 @@ def jsonl_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> I
         except UnicodeDecodeError:
             yield number, "not UTF-8"
             continue
+        if too_deep(raw):
+            yield number, f"not JSON (nested more than {MAX_JSON_DEPTH} levels deep)"
+            continue
         try:
             value = decode(line)
-        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
+        except (ValueError, RecursionError) as exc:  # RecursionError: never expected (too_deep)
             if line.strip():  # blank lines are no entries, not bad ones
                 yield number, f"not JSON ({exc})"
             continue
@@ -94,6 +105,17 @@ def jsonl_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> I
             yield number, value
         else:
             yield number, f"not a JSON object: {line.strip()[:80]!r}"
+
+
+def too_deep(raw: bytes) -> bool:
+    """True if the JSON text ``raw`` nests arrays and objects more than MAX_JSON_DEPTH deep."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+        return False  # the common case: two C-level counts
+    depth = deepest = 0
+    for bracket in re.findall(rb"[\[\]{}]", _JSON_STRING.sub(b"", raw)):
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest > MAX_JSON_DEPTH
 
 
 def _text_lines(lines: Iterable[tuple[int, bytes]], bad: set[int], bom_line: int) -> Iterator[str]:
@@ -156,7 +178,7 @@ def read_records(stream: io.BufferedIOBase, name: str, forced: str | None) -> tu
     head: list[tuple[int, bytes]] = []
     for number, line in lines:
         head.append((number, line))
-        if line.strip():
+        if (line.removeprefix(_BOM) if number == 1 else line).strip():  # a mark alone is a blank line
             break
     first = head[-1][1].decode("utf-8", "replace").lstrip("\ufeff") if head else ""
     kind = forced or sniff_format(name, first)

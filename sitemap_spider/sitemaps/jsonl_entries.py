@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from sitemap_spider.sitemaps.inputs import too_deep
 from sitemap_spider.sitemaps.plain_values import plain_digests, plain_lastmods, plain_loc, plain_locs
 from sitemap_spider.sitemaps.xml import CHANGEFREQS
 
@@ -76,10 +77,11 @@ def decode(raw_lines: list[bytes], first: int, slow: list[int]) -> list[tuple[in
             continue
         except _NOT_DECODED:  # not JSON, not an object, a field of another type, or another field
             pass
-        # Other fields: msgspec skips their values without two checks of the standard
-        # library's decoder, which the general path makes: the bytes must be UTF-8, and an
-        # integer may not have more than 4,300 digits. Lines that could fail them go there.
-        if len(raw) < _MAX_SKIPPED_LINE and (raw.isascii() or _is_utf8(raw)):
+        # Other fields: msgspec skips their values without three checks of the general path:
+        # the bytes must be UTF-8, an integer may not have more than 4,300 digits (the json
+        # module's), values may not nest too deeply (inputs.too_deep). Lines that could fail
+        # them go there.
+        if len(raw) < _MAX_SKIPPED_LINE and (raw.isascii() or _is_utf8(raw)) and not too_deep(raw):
             try:
                 decoded.append((index, _LENIENT_DECODER.decode(raw)))
                 continue
