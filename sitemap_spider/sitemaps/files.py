@@ -54,13 +54,21 @@ class _GzipWriter:
         raw.write(_GZIP_HEADER)
 
     def write(self, data: bytes) -> int:
-        self._pending += data
-        whole = len(self._pending) - len(self._pending) % _COMPRESS_BLOCK
-        if whole:
-            with memoryview(self._pending) as pending:
-                for start in range(0, whole, _COMPRESS_BLOCK):
-                    self._deflate_slice(pending[start : start + _COMPRESS_BLOCK])
-            del self._pending[:whole]
+        with memoryview(data) as view:
+            rest = view
+            if self._pending:  # first fill the slice begun by earlier writes
+                room = _COMPRESS_BLOCK - len(self._pending)
+                self._pending += rest[:room]
+                rest = rest[room:]
+                if len(self._pending) < _COMPRESS_BLOCK:
+                    return len(data)
+                self._deflate_slice(self._pending)
+                self._pending = bytearray()
+            # Whole slices straight from ``data``: a whole document is not copied first.
+            whole = len(rest) - len(rest) % _COMPRESS_BLOCK
+            for start in range(0, whole, _COMPRESS_BLOCK):
+                self._deflate_slice(rest[start : start + _COMPRESS_BLOCK])
+            self._pending += rest[whole:]
         return len(data)
 
     def finish(self) -> None:
