@@ -102,8 +102,7 @@ class _Lines:
         if isinstance(raw, bytes):
             self.data: bytes | None = raw
             self._lines: list[bytes] | None = None
-            # As split(): a last line without its newline counts, nothing after the last newline does.
-            self.count = raw.count(b"\n") + (1 if raw and not raw.endswith(b"\n") else 0)
+            self.count = count_lines(raw)
         else:
             self.data = None
             self._lines = raw
@@ -112,11 +111,22 @@ class _Lines:
     def split(self) -> list[bytes]:
         if self._lines is None:
             assert self.data is not None
-            lines = self.data.split(b"\n")
-            if lines and not lines[-1]:
-                lines.pop()  # after the last newline
-            self._lines = lines
+            self._lines = split_lines(self.data)
         return self._lines
+
+
+def count_lines(data: bytes) -> int:
+    """The number of lines ``split_lines`` finds in ``data``."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The lines of ``data`` split on b"\\n" only, as iterating over a binary file splits them:
+    a last line without its newline counts, nothing after the last newline does."""
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def _encode_jsonl_fast(lines: _Lines, done: EncodedChunk) -> dict[int, bytes]:
@@ -124,50 +134,44 @@ def _encode_jsonl_fast(lines: _Lines, done: EncodedChunk) -> dict[int, bytes]:
     slow: list[int] = []
     slow_lines: dict[int, bytes] = {}
     backoff = skip = 0
-    for start, piece in _pieces(lines):
+    for start, piece, count in _pieces(lines):
         before = len(slow)
         # Decoded once, whichever checks the entries then take.
         raw_lines: list[bytes] | None = None
         numbered: list[tuple[int, Entry]] | None = None
-        block: Sequence[Entry] | None = decode_all(piece)
+        block: Sequence[Entry] | None = decode_all(piece, count)
         if block is None:
-            raw_lines = _split_piece(piece)
+            raw_lines = split_lines(piece)
             numbered = decode(raw_lines, start, slow)
             block = [entry for _, entry in numbered]
         if skip:
             skip -= 1
-            encode_entries(list(enumerate(block, start)) if numbered is None else numbered, done, slow)
-        elif encode_columns(block, done):
-            backoff = 0
+            together = False
         else:
+            together = encode_columns(block, done)
             # Not all of one site, or lastmods of several forms: checked line by line. An
             # input whose blocks never qualify must not pay twice for each: the next ones go
             # straight to the line-by-line checks, more of them after each failure.
-            backoff = min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
-            skip = backoff
+            backoff = 0 if together else min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
+            skip = 0 if together else backoff
+        if not together:
             encode_entries(list(enumerate(block, start)) if numbered is None else numbered, done, slow)
         if len(slow) > before:  # the piece's lines for the general path, not the whole chunk's
-            raw_lines = raw_lines or _split_piece(piece)
+            raw_lines = raw_lines or split_lines(piece)
             slow_lines.update((index, raw_lines[index - start]) for index in slow[before:])
     # In input order: lines that did not decode come first within a block, and the general
     # path must report bad lines, and stop in strict mode, at the first one of the input.
     return {index: slow_lines[index] for index in sorted(slow_lines)}
 
 
-def _split_piece(piece: bytes) -> list[bytes]:
-    raw_lines = piece.split(b"\n")
-    if piece.endswith(b"\n"):
-        raw_lines.pop()
-    return raw_lines
-
-
-def _pieces(lines: _Lines) -> Iterator[tuple[int, bytes]]:
-    """``(index of its first line, its bytes)`` of each block of whole lines of a chunk; every
-    line but the chunk's last ends with a newline."""
+def _pieces(lines: _Lines) -> Iterator[tuple[int, bytes, int]]:
+    """``(index of its first line, its bytes, its number of lines)`` of each block of whole
+    lines of a chunk; every line but the chunk's last ends with a newline."""
     if lines.data is None:
         raw_lines = lines.split()
         for start in range(0, len(raw_lines), _BLOCK_LINES):
-            yield start, b"\n".join(raw_lines[start : start + _BLOCK_LINES]) + b"\n"
+            block = raw_lines[start : start + _BLOCK_LINES]
+            yield start, b"\n".join(block) + b"\n", len(block)
         return
     data = lines.data
     start = at = 0
@@ -176,8 +180,9 @@ def _pieces(lines: _Lines) -> Iterator[tuple[int, bytes]]:
         end = data.find(b"\n", at + _BLOCK_BYTES)
         end = len(data) if end < 0 else end + 1
         piece = data[at:end]
-        yield start, piece
-        start += piece.count(b"\n") + (0 if piece.endswith(b"\n") else 1)
+        count = count_lines(piece)
+        yield start, piece, count
+        start += count
         at = end
 
 

@@ -47,8 +47,9 @@ _MAX_SKIPPED_LINE: Final = sys.get_int_max_str_digits() or sys.maxsize
 _NOT_DECODED: Final = (ValueError, RecursionError)
 
 
-def decode_all(data: bytes) -> list[Entry] | None:
-    """The entry of every line of ``data``, one per line; None unless every line is one."""
+def decode_all(data: bytes, lines: int) -> list[Entry] | None:
+    """The entry of every line of ``data`` (``lines`` of them, chunk.count_lines), one per
+    line; None unless every line is one."""
     # msgspec reads a stream of values: it skips blank lines, reads two values on one line
     # and one value over two lines, so an equal count alone proves nothing (nor does reading
     # the lines as the elements of one array: a line may hold "{...},{...}", and an object
@@ -57,7 +58,6 @@ def decode_all(data: bytes) -> list[Entry] | None:
     # past its line (the next line would start with a key, not "{"; msgspec refuses a raw
     # newline in a string, as JSON does: tests/test_chunk.py pins it). Every line then
     # starts one value at least, and an equal count is one each.
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if not data.startswith(b"{") or data.count(b"\n{") != lines - 1:
         return None
     try:
