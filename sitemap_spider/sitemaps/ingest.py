@@ -168,10 +168,11 @@ def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, sto
     """Parse, check and encode the lines of ``length`` bytes of ``path`` from ``start``; sort them into a run."""
     # Numbered from 1 within the chunk; the input's first line is never in one (read before).
     done = encode_chunk(kind, _read_chunk(path, start, length, spool), 1, stop, bom_line=0)
-    return _sorted_runs(done, done.line_count, Path(run_dir), stop, 1)
+    return _sorted_runs(done, Path(run_dir), stop, 1)
 
 
-def _sorted_runs(done: EncodedChunk, lines: int, run_dir: Path, stop: bool, first_number: int) -> ChunkResult:
+def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: int) -> ChunkResult:
+    lines = done.line_count
     bad = [(number - first_number + 1, reason) for number, reason in done.bad]
     last = done.last_record - first_number + 1 if done.last_record else 0
     if not done.lines or (stop and bad):
@@ -267,7 +268,7 @@ def _ingest_here(ingest: Ingest, kind: str, path: str, start: int, length: int, 
     first = ingest.tally.lines + 1
     stop = ingest.config.stop_on_bad_input
     done = encode_chunk(kind, _read_chunk(path, start, length, spooled), first, stop)
-    return ingest.chunk(_sorted_runs(done, done.line_count, ingest.builder.sort_dir, stop, first))
+    return ingest.chunk(_sorted_runs(done, ingest.builder.sort_dir, stop, first))
 
 
 def _count_to_last_record(ingest: Ingest) -> None:

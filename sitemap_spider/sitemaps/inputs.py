@@ -88,7 +88,7 @@ def jsonl_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> I
     decode = json.JSONDecoder().decode
     for number, raw in lines:
         try:
-            line = raw.decode("utf-8-sig" if number == bom_line else "utf-8")
+            line = _text(raw, number, bom_line)
         except UnicodeDecodeError:
             yield number, "not UTF-8"
             continue
@@ -107,6 +107,12 @@ def jsonl_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> I
             yield number, f"not a JSON object: {line.strip()[:80]!r}"
 
 
+def _text(raw: bytes, number: int, bom_line: int) -> str:
+    """Line ``number`` as text (UnicodeDecodeError if it is not UTF-8); a byte order mark is
+    dropped from the input's first line only (``bom_line``, see ``jsonl_records``)."""
+    return raw.decode("utf-8-sig" if number == bom_line else "utf-8")
+
+
 def too_deep(raw: bytes) -> bool:
     """True if the JSON text ``raw`` nests arrays and objects more than MAX_JSON_DEPTH deep."""
     if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
@@ -122,7 +128,7 @@ def _text_lines(lines: Iterable[tuple[int, bytes]], bad: set[int], bom_line: int
     # The csv module wants str; an undecodable line is remembered in ``bad`` and read as empty.
     for number, raw in lines:
         try:
-            yield raw.decode("utf-8-sig" if number == bom_line else "utf-8")
+            yield _text(raw, number, bom_line)
         except UnicodeDecodeError:
             bad.add(number)
             yield "\n"
@@ -161,7 +167,7 @@ def text_records(lines: Iterable[tuple[int, bytes]], *, bom_line: int = 1) -> It
     """One URL per line; blank lines and ``#`` comments are skipped."""
     for number, raw in lines:
         try:
-            url = raw.decode("utf-8-sig" if number == bom_line else "utf-8").strip()
+            url = _text(raw, number, bom_line).strip()
         except UnicodeDecodeError:
             yield number, "not UTF-8"
             continue
