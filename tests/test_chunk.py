@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from sitemap_spider.sitemaps import chunk
 from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
 from sitemap_spider.sitemaps.dedupe import digest_pair
+from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
-from sitemap_spider.sitemaps.sorting import encode_fields
 from sitemap_spider.sitemaps.xml import check_fields
 
 BASE = "https://www.example.com/"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.sitemaps.dedupe import digest_pair, shared_digests, shared_digests_in, split_key
-from sitemap_spider.sitemaps.sorting import sort_into_run
+from sitemap_spider.sitemaps.runs import sort_into_run
 
 
 def pairs(count: int, seed: int) -> list[str]:

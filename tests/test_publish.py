@@ -294,7 +294,8 @@ def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -
     # scrapy publish's workers hand over sorted runs, with the sorted digest pairs of their
     # entries; a run without its pairs is still deduplicated (by the second pass).
     from sitemap_spider.sitemaps.dedupe import digest_pair
-    from sitemap_spider.sitemaps.sorting import encode_entry, sort_into_run
+    from sitemap_spider.sitemaps.entry_lines import encode_entry
+    from sitemap_spider.sitemaps.runs import sort_into_run
 
     entries = content_site(2000)
     expected_set = build_snapshot(tmp_path / "direct", entries)

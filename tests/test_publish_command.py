@@ -399,9 +399,10 @@ def test_big_gzipped_standard_input_is_spooled_to_the_workers(tmp_path: Path) ->
 
 def test_shards_compressed_after_writing_are_the_bytes_a_gzip_writer_makes(tmp_path: Path) -> None:
     # Publishing writes plain shards and gzips them afterwards, from the bytes read back in one
-    # write (writer.write_document) or, past 8 MiB, from the file (writer.gzip_file); the
+    # write (files.write_document) or, past 8 MiB, from the file (files.gzip_file); the
     # published bytes must stay those of a ShardWriter that compresses as it writes.
-    from sitemap_spider.sitemaps.writer import ShardWriter, gzip_file, write_document
+    from sitemap_spider.sitemaps.files import gzip_file, write_document
+    from sitemap_spider.sitemaps.writer import ShardWriter
 
     entries = [SitemapEntry(f"{BASE}p/{i:07d}?q={i * 7919}", lastmod="2024-05-01") for i in range(60_000)]
     for name, compress in (("gz", True), ("plain", False)):

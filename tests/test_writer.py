@@ -10,14 +10,12 @@ import pytest
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError
-from sitemap_spider.sitemaps.files import _COMPRESS_BLOCK
+from sitemap_spider.sitemaps.files import _COMPRESS_BLOCK, gzip_file, write_document
 from sitemap_spider.sitemaps.writer import (
     MAX_SITEMAPS_PER_INDEX,
     ShardInfo,
     ShardWriter,
-    gzip_file,
     shard_name,
-    write_document,
     write_index,
 )
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element, url_line

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
-from sitemap_spider.sitemaps.sorting import LineSorter, merge_blocks, read_blocks
+from sitemap_spider.sitemaps.runs import merge_blocks, read_blocks
+from sitemap_spider.sitemaps.sorting import LineSorter
 
 #: Shared digests kept in a set while the shards are written (some 100 bytes each); with more,
 #: the bounded-memory second pass is used.

@@ -24,7 +24,7 @@ from sitemap_spider.sitemaps.entry_lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
-from sitemap_spider.sitemaps.sorting import sort_into_run
+from sitemap_spider.sitemaps.runs import sort_into_run
 from sitemap_spider.sitemaps.xml import check_fields
 from sitemap_spider.urls import normalize_url, origin_of
 

@@ -157,7 +157,7 @@ class SitemapSetBuilder:
         """Take a run file that another process made of checked entries.
 
         Its lines come from ``encode_fields`` of entries that passed ``check_fields``, sorted by
-        ``sorting.sort_into_run`` in ``sort_dir``: this is how ``scrapy publish`` parses and
+        ``runs.sort_into_run`` in ``sort_dir``: this is how ``scrapy publish`` parses and
         checks big inputs on every core. ``pairs``, in ``sort_dir`` too, has the sorted
         ``dedupe.digest_pair`` lines of the ``digests`` entries with a content digest; without
         it, pages with the same content are found by a slower second pass.

@@ -19,16 +19,9 @@ from types import TracebackType
 from typing import Self
 
 from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import Fields, decode_entry, encode_entry, encode_fields
+from sitemap_spider.sitemaps.entry_lines import decode_entry, encode_entry
 from sitemap_spider.sitemaps.errors import SitemapError
 from sitemap_spider.sitemaps.runs import list_blocks, merge_blocks, read_blocks, sort_into_run, write_run
-
-# The line form of an entry lives in entry_lines.py, run files in runs.py; the names other
-# modules imported from here still are.
-__all__ = [
-    "MAX_MERGE_FAN_IN", "ExternalSorter", "Fields", "LineSorter", "decode_entry", "encode_entry",
-    "encode_fields", "merge_blocks", "read_blocks", "sort_into_run",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from sitemap_spider.sitemaps.errors import (
     SitemapError,
     TooManyShardsError,
 )
-from sitemap_spider.sitemaps.files import OutputFile, gzip_file, write_document
+from sitemap_spider.sitemaps.files import OutputFile
 from sitemap_spider.sitemaps.xml import (
     SITEMAPINDEX_CLOSE,
     SITEMAPINDEX_OPEN,
@@ -33,20 +33,6 @@ from sitemap_spider.sitemaps.xml import (
     sitemap_element,
     url_line,
 )
-
-# gzip_file and write_document live in files.py; they are still importable from here.
-__all__ = [
-    "MAX_BYTES_PER_SITEMAP",
-    "MAX_SITEMAPS_PER_INDEX",
-    "MAX_URLS_PER_SITEMAP",
-    "ShardInfo",
-    "ShardWriter",
-    "gzip_file",
-    "newest_lastmod",
-    "shard_name",
-    "write_document",
-    "write_index",
-]
 
 logger = logging.getLogger(__name__)
 
