@@ -146,7 +146,7 @@ def test_gzip_is_reproducible_and_holds_the_plain_bytes(tmp_path: Path) -> None:
 
 
 def test_gzip_bytes_depend_on_the_content_only(tmp_path: Path) -> None:
-    # zlib-ng's output depends on how its input is split between calls: a ShardWriter's writes
+    # ISA-L's output depends on how its input is split between calls: a ShardWriter's writes
     # of one line each or of thousands, write_document's single write and gzip_file's reads
     # must still give the same bytes. The first shard spans several compression slices.
     entries = random_entries(20_000, seed=3)

@@ -4,7 +4,7 @@ The writer puts each shard on disk as a plain file; a job here reads it once, wr
 gzipped file from those bytes and validates the same bytes (never reading the .gz back). The
 jobs go to the worker processes of ``scrapy publish`` when there are any (idle once the input
 is parsed; each holds one parsed tree at a time, and the main process keeps its CPU and the
-GIL for merging and formatting), or else to a thread of this process (zlib-ng and libxml2
+GIL for merging and formatting), or else to a thread of this process (ISA-L and libxml2
 release the GIL). Either way they run beside the writing of the next shards.
 """
 
