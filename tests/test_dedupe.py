@@ -79,3 +79,10 @@ def test_digests_of_one_length_in_blocks_of_any_size(seed: int) -> None:
     singles = [pair for index, pair in enumerate(unique) if index == 0 or pair[:17] != unique[index - 1][:17]]
     assert shared_digests([singles[:5], singles[5:9], singles[9:]]) == set()
     assert shared_digests([singles[:5], [singles[4]] * 3, singles[5:]]) == set()
+
+
+def test_a_pair_without_its_tab_is_an_error_not_a_miscount() -> None:
+    # Two columns only when every pair has exactly one tab; anything else is a bug upstream.
+    lines = sorted([digest_pair("a", "https://example.com/1"), "+a https://example.com/2"])
+    with pytest.raises(ValueError, match="tab"):
+        shared_digests([lines])

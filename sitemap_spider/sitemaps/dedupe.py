@@ -12,6 +12,8 @@ does it in bounded memory, with a second pass over the unique lines.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -36,19 +38,27 @@ def shared_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS)
     """The digests, as ``+digest``, that come with more than one loc in the sorted pairs of
     ``blocks``; None if there are more than ``limit``."""
     found: set[str] = set()
-    previous = ""
-    prefix = "\n"  # "+digest<TAB>" of the previous pair; no pair starts with a newline
+    last: tuple[str, str] | None = None  # (digest, loc) of the pair before the block
     for block in blocks:
-        for pair in block:
-            if pair == previous:  # one page listed twice (two runs, or a repeated line)
-                continue
-            if pair.startswith(prefix):
-                found.add(prefix[:-1])
-                if len(found) > limit:
-                    return None
-            else:
-                prefix = pair[: pair.index("\t") + 1]
-            previous = pair
+        # Neither part of a pair holds a tab: split at every tab, a block is two columns,
+        # and each pair is compared with the one before it in C, not in a Python step.
+        fields = "\t".join(block).split("\t")
+        if len(fields) != 2 * len(block):
+            raise ValueError(f"a content digest pair holds a tab or none: {block[0]!r}...")
+        digests = fields[0::2]
+        locs = fields[1::2]
+        if last is not None and last[0] == digests[0] and last[1] != locs[0]:
+            found.add(digests[0])
+        # The same digest as the pair before: a shared one, unless it is the same loc again
+        # (one page listed twice, in two runs or on a repeated line).
+        same = list(map(operator.eq, digests[1:], digests[:-1]))
+        if True in same:
+            for index in itertools.compress(range(1, len(digests)), same):
+                if locs[index] != locs[index - 1]:
+                    found.add(digests[index])
+        if len(found) > limit:
+            return None
+        last = (digests[-1], locs[-1])
     return found
 
 
