@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bytecode import compile_project
 from run import Result, crawl_ours
 from server import serve
 from sitegen import GeneratedSite, generate, page_path
@@ -62,6 +63,7 @@ def main() -> None:
     parser.add_argument("--server", choices=("auto", "nginx", "python"), default="auto")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args()
+    compile_project()
 
     with tempfile.TemporaryDirectory(prefix="render-bench-") as tmp:
         work = Path(tmp)

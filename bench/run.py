@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bytecode import compile_project
 from profile_summary import summarise
 from server import measure_rate, serve
 from sitegen import GeneratedSite, generate, page_path
@@ -173,6 +174,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the work directory (site, logs, sitemaps)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     options = parser.parse_args()
+    compile_project()
 
     work = Path(tempfile.mkdtemp(prefix="sitemap-bench-"))
     try:
