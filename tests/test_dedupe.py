@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_spider.sitemaps import dedupe
 from sitemap_spider.sitemaps.dedupe import digest_pair, shared_digests, shared_digests_in, split_key
 from sitemap_spider.sitemaps.runs import sort_into_run
 
@@ -86,3 +87,16 @@ def test_a_pair_without_its_tab_is_an_error_not_a_miscount() -> None:
     lines = sorted([digest_pair("a", "https://example.com/1"), "+a https://example.com/2"])
     with pytest.raises(ValueError, match="tab"):
         shared_digests([lines])
+
+
+@pytest.mark.parametrize("slice_size", [1, 2, 5, 64])
+def test_a_big_merged_block_compared_in_slices(monkeypatch: pytest.MonkeyPatch, slice_size: int) -> None:
+    # A digest's pairs on both sides of a slice boundary, a page twice across one: the same.
+    monkeypatch.setattr(dedupe, "_SCAN_SLICE", slice_size)
+    rng = random.Random(slice_size)
+    digests = [f"{n:012x}" for n in rng.sample(range(1 << 40), 40)]
+    lines = [digest_pair(rng.choice(digests), f"https://example.com/{rng.randrange(90)}") for _ in range(300)]
+    lines += rng.sample(lines, 30)
+    lines.sort()
+    found = shared_digests([lines[:7], lines[7:]])
+    assert found == expected(lines) and found

@@ -25,6 +25,8 @@ from sitemap_spider.sitemaps.sorting import LineSorter
 #: Shared digests kept in a set while the shards are written (some 100 bytes each); with more,
 #: the bounded-memory second pass is used.
 MAX_SHARED_DIGESTS: Final = 200_000
+# Pairs compared at a time by shared_digests: their two columns stay small.
+_SCAN_SLICE: Final = 4096
 # Characters read at a time from each run by shared_digests_in.
 _RANGE_BLOCK_CHARS: Final = 64 * 1024
 
@@ -39,7 +41,7 @@ def shared_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS)
     ``blocks``; None if there are more than ``limit``."""
     found: set[str] = set()
     last: tuple[str, str] | None = None  # (digest, loc) of the pair before the block
-    for block in blocks:
+    for block in _slices(blocks):
         # Neither part of a pair holds a tab: split at every tab, a block is two columns,
         # and each pair is compared with the one before it in C, not in a Python step.
         fields = "\t".join(block).split("\t")
@@ -60,6 +62,16 @@ def shared_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS)
             return None
         last = (digests[-1], locs[-1])
     return found
+
+
+def _slices(blocks: Iterable[list[str]]) -> Iterator[list[str]]:
+    # Merged blocks can be large (a round of the merge of 100 runs emits up to 100 read
+    # blocks): split, their columns would double their memory for as long as they are compared.
+    for block in blocks:
+        if len(block) <= _SCAN_SLICE:
+            yield block
+        else:
+            yield from (block[start : start + _SCAN_SLICE] for start in range(0, len(block), _SCAN_SLICE))
 
 
 def shared_digests_in(runs: list[str], low: str | None, high: str | None, limit: int = MAX_SHARED_DIGESTS) -> set[str] | None:
