@@ -91,12 +91,25 @@ def test_a_pair_without_its_tab_is_an_error_not_a_miscount() -> None:
 
 @pytest.mark.parametrize("slice_size", [1, 2, 5, 64])
 def test_a_big_merged_block_compared_in_slices(monkeypatch: pytest.MonkeyPatch, slice_size: int) -> None:
-    # A digest's pairs on both sides of a slice boundary, a page twice across one: the same.
+    # Digests shared within a slice and across slice boundaries; digests whose only pairs are
+    # one page listed several times, wherever the boundaries fall; a shared digest whose pairs
+    # are all in the last, partial slice; blocks that are empty.
     monkeypatch.setattr(dedupe, "_SCAN_SLICE", slice_size)
     rng = random.Random(slice_size)
     digests = [f"{n:012x}" for n in rng.sample(range(1 << 40), 40)]
-    lines = [digest_pair(rng.choice(digests), f"https://example.com/{rng.randrange(90)}") for _ in range(300)]
+    lines = [digest_pair(rng.choice(digests[:30]), f"https://example.com/{rng.randrange(90)}") for _ in range(300)]
     lines += rng.sample(lines, 30)
+    for digest in digests[30:39]:  # one page, two to nine times
+        lines += [digest_pair(digest, f"https://example.com/once-{digest}")] * rng.randrange(2, 10)
+    lines += [digest_pair("~last", "https://example.com/a"), digest_pair("~last", "https://example.com/b")]
     lines.sort()
-    found = shared_digests([lines[:7], lines[7:]])
-    assert found == expected(lines) and found
+    found = shared_digests([lines[:7], [], lines[7:]])
+    assert found == expected(lines)
+    assert "+~last" in found and not found & {f"+{digest}" for digest in digests[30:]}
+
+
+def test_the_limit_is_the_most_shared_digests_returned() -> None:
+    lines = sorted(pairs(500, seed=2))
+    count = len(expected(lines))
+    assert shared_digests([lines], limit=count) == expected(lines)
+    assert shared_digests([lines], limit=count - 1) is None

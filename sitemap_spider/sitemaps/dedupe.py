@@ -42,6 +42,8 @@ def shared_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS)
     found: set[str] = set()
     last: tuple[str, str] | None = None  # (digest, loc) of the pair before the block
     for block in _slices(blocks):
+        if not block:
+            continue
         # Neither part of a pair holds a tab: split at every tab, a block is two columns,
         # and each pair is compared with the one before it in C, not in a Python step.
         fields = "\t".join(block).split("\t")
