@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from sitemap_spider.sitemaps import chunk
 from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
-from sitemap_spider.sitemaps.dedupe import digest_pair
+from sitemap_spider.sitemaps.dedupe import digest_line
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
@@ -37,7 +37,7 @@ def general(
             bad.append((number, str(exc)))
         else:
             if digest is not None:
-                pairs.append(digest_pair(digest, loc))
+                pairs.append(digest_line(digest))
     return lines, pairs, bad
 
 

@@ -2,56 +2,60 @@
 
 from __future__ import annotations
 
+import collections
 import random
 from pathlib import Path
 
 import pytest
 
 from sitemap_spider.sitemaps import dedupe
-from sitemap_spider.sitemaps.dedupe import digest_pair, shared_digests, shared_digests_in, split_key
+from sitemap_spider.sitemaps.dedupe import (
+    digest_line,
+    read_lines,
+    repeated_digests,
+    repeated_digests_in,
+    split_key,
+    unique_lines_and_shared,
+)
+from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.runs import sort_into_run
 
 
-def pairs(count: int, seed: int) -> list[str]:
+def digest_lines(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
-    # Digests that are prefixes of others, and one page listed twice under one digest.
-    digests = ["a", "ab", "abc", "b", "b\x01", *(f"{n:x}" for n in range(200))]
-    result = [digest_pair(rng.choice(digests), f"https://example.com/{rng.randrange(count)}") for _ in range(count)]
-    return [*result, digest_pair("zz", "https://example.com/twice"), digest_pair("zz", "https://example.com/twice")]
+    # Digests that are prefixes of others or sort next to them, a digest that comes once.
+    digests = ["a", "ab", "abc", "b", "b\x01", "b ", *(f"{n:x}" for n in range(200))]
+    return [*(digest_line(rng.choice(digests)) for _ in range(count)), digest_line("zz-once")]
 
 
 def expected(lines: list[str]) -> set[str]:
-    locs: dict[str, set[str]] = {}
-    for line in lines:
-        digest, _, loc = line.partition("\t")
-        locs.setdefault(digest, set()).add(loc)
-    return {digest for digest, found in locs.items() if len(found) > 1}
+    return {line for line, count in collections.Counter(lines).items() if count > 1}
 
 
-def test_shared_digests() -> None:
-    lines = sorted(pairs(500, seed=1))
-    found = shared_digests([lines[:100], lines[100:]])
-    assert found == expected(lines)
-    assert "+zz" not in found
-    assert shared_digests([lines], limit=3) is None
+def test_repeated_digests() -> None:
+    lines = sorted(digest_lines(500, seed=1))
+    found = repeated_digests([lines[:100], lines[100:]])
+    assert found == expected(lines) and found
+    assert "+zz-once" not in found
+    assert repeated_digests([lines], limit=3) is None
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_two_halves_of_the_runs_find_what_one_pass_finds(tmp_path: Path, seed: int) -> None:
-    lines = pairs(3000, seed)
+    lines = digest_lines(3000, seed)
     runs = [sort_into_run(lines[at : at + 700], tmp_path, unique=False)[0] for at in range(0, len(lines), 700)]
     split = split_key(runs)
-    assert split is not None and split.endswith("\t")
+    assert split is not None and split.startswith("+")
     names = [str(run) for run in runs]
-    low = shared_digests_in(names, None, split)
-    high = shared_digests_in(names, split, None)
+    low = repeated_digests_in(names, None, split)
+    high = repeated_digests_in(names, split, None)
     assert low is not None and high is not None
     assert not low & high
-    assert low | high == expected(lines) == shared_digests_in(names, None, None)
-    assert all(digest + "\t" < split for digest in low) and all(digest + "\t" >= split for digest in high)
+    assert low | high == expected(lines) == repeated_digests_in(names, None, None)
+    assert all(digest < split for digest in low) and all(digest >= split for digest in high)
 
 
-def test_no_split_key_without_pairs(tmp_path: Path) -> None:
+def test_no_split_key_without_digests(tmp_path: Path) -> None:
     assert split_key([]) is None
     empty = tmp_path / "empty.tsv"
     empty.write_text("")
@@ -60,56 +64,74 @@ def test_no_split_key_without_pairs(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_digests_of_one_length_in_blocks_of_any_size(seed: int) -> None:
-    # Hashes (one length), pages listed twice, and digests shared within a block or across
-    # the boundary between two blocks: what the pair-by-pair reading finds.
+    # Hashes (one length), repeated within a block or across the boundary between two
+    # blocks: what counting them finds.
     rng = random.Random(seed)
     digests = [f"{n:016x}" for n in rng.sample(range(1 << 40), 300)]
-    lines = [digest_pair(rng.choice(digests), f"https://example.com/{rng.randrange(400)}") for _ in range(600)]
-    lines += rng.sample(lines, 100)  # pages listed twice
-    lines.sort()
+    lines = sorted(digest_line(rng.choice(digests)) for _ in range(400))
     blocks: list[list[str]] = []
     at = 0
     while at < len(lines):
         size = rng.choice([1, 2, 3, 7, 50, 200])
         blocks.append(lines[at : at + size])
         at += size
-    found = shared_digests(blocks)
+    found = repeated_digests(blocks)
     assert found == expected(lines)
-    assert found and len(found) < len(digests)  # some digests shared, not all
-    unique = sorted(set(lines))  # no digest with two pages: nothing, whatever the blocks
-    singles = [pair for index, pair in enumerate(unique) if index == 0 or pair[:17] != unique[index - 1][:17]]
-    assert shared_digests([singles[:5], singles[5:9], singles[9:]]) == set()
-    assert shared_digests([singles[:5], [singles[4]] * 3, singles[5:]]) == set()
-
-
-def test_a_pair_without_its_tab_is_an_error_not_a_miscount() -> None:
-    # Two columns only when every pair has exactly one tab; anything else is a bug upstream.
-    lines = sorted([digest_pair("a", "https://example.com/1"), "+a https://example.com/2"])
-    with pytest.raises(ValueError, match="tab"):
-        shared_digests([lines])
+    assert found and len(found) < len(set(lines))  # some digests repeated, not all
+    unique = sorted(set(lines))  # no digest twice: nothing, whatever the blocks
+    assert repeated_digests([unique[:5], unique[5:9], unique[9:]]) == set()
 
 
 @pytest.mark.parametrize("slice_size", [1, 2, 5, 64])
 def test_a_big_merged_block_compared_in_slices(monkeypatch: pytest.MonkeyPatch, slice_size: int) -> None:
-    # Digests shared within a slice and across slice boundaries; digests whose only pairs are
-    # one page listed several times, wherever the boundaries fall; a shared digest whose pairs
-    # are all in the last, partial slice; blocks that are empty.
+    # Digests repeated within a slice and across slice boundaries, some two to nine times; a
+    # repeated digest all in the last, partial slice; digests that come once; empty blocks.
     monkeypatch.setattr(dedupe, "_SCAN_SLICE", slice_size)
     rng = random.Random(slice_size)
-    digests = [f"{n:012x}" for n in rng.sample(range(1 << 40), 40)]
-    lines = [digest_pair(rng.choice(digests[:30]), f"https://example.com/{rng.randrange(90)}") for _ in range(300)]
-    lines += rng.sample(lines, 30)
-    for digest in digests[30:39]:  # one page, two to nine times
-        lines += [digest_pair(digest, f"https://example.com/once-{digest}")] * rng.randrange(2, 10)
-    lines += [digest_pair("~last", "https://example.com/a"), digest_pair("~last", "https://example.com/b")]
+    digests = [f"{n:012x}" for n in rng.sample(range(1 << 40), 60)]
+    lines = [digest_line(rng.choice(digests[:30])) for _ in range(100)]
+    for digest in digests[30:40]:
+        lines += [digest_line(digest)] * rng.randrange(2, 10)
+    lines += [digest_line(digest) for digest in digests[40:]]  # once each
+    lines += [digest_line("~last")] * 2
     lines.sort()
-    found = shared_digests([lines[:7], [], lines[7:]])
+    found = repeated_digests([lines[:7], [], lines[7:]])
     assert found == expected(lines)
-    assert "+~last" in found and not found & {f"+{digest}" for digest in digests[30:]}
+    assert "+~last" in found and not found & {digest_line(digest) for digest in digests[40:]}
 
 
-def test_the_limit_is_the_most_shared_digests_returned() -> None:
-    lines = sorted(pairs(500, seed=2))
+def test_the_limit_is_the_most_repeated_digests_returned() -> None:
+    lines = sorted(digest_lines(500, seed=2))
     count = len(expected(lines))
-    assert shared_digests([lines], limit=count) == expected(lines)
-    assert shared_digests([lines], limit=count - 1) is None
+    assert repeated_digests([lines], limit=count) == expected(lines)
+    assert repeated_digests([lines], limit=count - 1) is None
+
+
+def test_the_unique_lines_give_the_shared_digests_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Sorted run lines in blocks, some locs two or three times (with other lastmods): the first
+    # line of each loc goes to the file, and a digest on two of those is shared; a page listed
+    # twice is not. A line without a digest has none.
+    rng = random.Random(4)
+    lines = sorted(
+        encode_fields(
+            f"https://example.com/{n % 240}", rng.choice([None, "2024-01-02"]), None, None, rng.choice([None, f"d{n}", f"s{n % 7}"])
+        )
+        for n in range(300)
+    )
+    unique = sorted({line.split("\t", 1)[0]: line for line in reversed(lines)}.values())  # the first of each loc
+    with_digests = [line.rsplit("\t", 1)[1] for line in unique if not line.endswith("\t-")]
+    blocks: list[list[str]] = []
+    at = 0
+    while at < len(lines):
+        size = rng.choice([1, 2, 3, 50])
+        blocks.append(lines[at : at + size])
+        at += size
+    blocks.insert(3, [])
+    path, repeats, shared = unique_lines_and_shared(iter(blocks), tmp_path, run_size=13)
+    assert repeats == len(lines) - len(unique) > 0
+    assert shared == expected(with_digests) and shared
+    assert list(read_lines(path)) == unique
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # the digest runs are gone
+    monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", len(shared) - 1)
+    path, _, too_many = unique_lines_and_shared(iter(blocks), tmp_path, run_size=13)
+    assert too_many is None and list(read_lines(path)) == unique

@@ -275,7 +275,7 @@ def test_shared_digests_found_by_a_set_or_a_second_pass_give_the_same_set(
     results = {}
     for name, limit in (("set", dedupe.MAX_SHARED_DIGESTS), ("second-pass", 0)):
         monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", limit)
-        monkeypatch.setattr(dedupe.shared_digests, "__defaults__", (limit,))
+        monkeypatch.setattr(dedupe.repeated_digests, "__defaults__", (limit,))
         dropped: list[SitemapEntry] = []
         with SitemapSetBuilder(OutputOptions(tmp_path / name, BASE, max_urls=500, sort_run_size=run_size)) as builder:
             for entry in entries:
@@ -290,10 +290,51 @@ def test_shared_digests_found_by_a_set_or_a_second_pass_give_the_same_set(
     assert len(urls) == first.urls == len({entry.loc for entry in entries}) - first.content_duplicates
 
 
+def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 400 pages each listed twice under its own digest (400 repeated digests, none shared) and
+    # 20 digests that two pages share. With room for fewer than 420 repeated digests, the
+    # unique lines are read twice and the 20 shared ones found exactly; with room for fewer
+    # than 20, the bounded-memory pass. The same set, the same counts, every way.
+    from sitemap_spider.sitemaps import dedupe, publish_loop
+
+    entries = [SitemapEntry(f"https://example.com/twice/{n}", content_digest=f"own-{n}") for n in range(400)]
+    entries += entries[::-1]
+    entries += [SitemapEntry(f"https://example.com/copy/{n}/{side}", content_digest=f"copy-{n}") for n in range(20) for side in "ab"]
+    random.Random(5).shuffle(entries)
+    passes: list[str] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        passes.append("slow")
+        return dedupe.without_content_duplicates(*args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_unique(*args: object, **kwargs: object) -> object:
+        passes.append("unique")
+        return dedupe.unique_lines_and_shared(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(publish_loop, "without_content_duplicates", counted)
+    monkeypatch.setattr(publish_loop, "unique_lines_and_shared", counted_unique)
+    results = {}
+    for name, limit in (("set", dedupe.MAX_SHARED_DIGESTS), ("unique-lines", 100), ("second-pass", 10)):
+        monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", limit)
+        monkeypatch.setattr(dedupe.repeated_digests, "__defaults__", (limit,))
+        passes.clear()
+        dropped: list[SitemapEntry] = []
+        with SitemapSetBuilder(OutputOptions(tmp_path / name, BASE, max_urls=100, sort_run_size=97)) as builder:
+            for entry in entries:
+                builder.add(entry)
+            results[name] = (builder.publish(dropped.append), sorted(entry.loc for entry in dropped))
+        assert passes == {"set": [], "unique-lines": ["unique"], "second-pass": ["unique", "slow"]}[name]
+    assert snapshot(tmp_path / "set") == snapshot(tmp_path / "unique-lines") == snapshot(tmp_path / "second-pass")
+    for result, dropped_locs in results.values():
+        assert (result.urls, result.duplicates, result.content_duplicates) == (420, 400, 20)
+        assert dropped_locs == [f"https://example.com/copy/{n}/b" for n in sorted(range(20), key=str)]
+    assert len(read_sitemap_set(tmp_path / "unique-lines", BASE)) == 420
+
+
 def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -> None:
-    # scrapy publish's workers hand over sorted runs, with the sorted digest pairs of their
+    # scrapy publish's workers hand over sorted runs, with the sorted digest lines of their
     # entries; a run without its pairs is still deduplicated (by the second pass).
-    from sitemap_spider.sitemaps.dedupe import digest_pair
+    from sitemap_spider.sitemaps.dedupe import digest_line
     from sitemap_spider.sitemaps.entry_lines import encode_entry
     from sitemap_spider.sitemaps.runs import sort_into_run
 
@@ -304,7 +345,7 @@ def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -
         with SitemapSetBuilder(OutputOptions(output, BASE, max_urls=500)) as builder:
             for part in (entries[:700], entries[700:]):
                 run, duplicates = sort_into_run([encode_entry(e) for e in part], builder.sort_dir, unique=False)
-                pairs = [digest_pair(e.content_digest, e.loc) for e in part if e.content_digest is not None]
+                pairs = [digest_line(e.content_digest) for e in part if e.content_digest is not None]
                 pairs_run = sort_into_run(pairs, builder.sort_dir, unique=False)[0] if with_pairs else None
                 builder.add_sorted_run(run, len(part), duplicates, len(pairs), pairs_run)
             builder.publish()

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from sitemap_spider.sitemaps.dedupe import digest_pair
+from sitemap_spider.sitemaps.dedupe import digest_line
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
@@ -44,7 +44,7 @@ class EncodedChunk:
     """Run lines of the good lines of a chunk, and what was wrong with the others."""
 
     lines: list[str] = field(default_factory=list)  # encode_fields lines, in no particular order
-    pairs: list[str] = field(default_factory=list)  # dedupe.digest_pair of the entries with a digest
+    pairs: list[str] = field(default_factory=list)  # dedupe.digest_line of the entries with a digest
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason), the first ones
     bad_count: int = 0
     last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
@@ -91,7 +91,7 @@ def encode_chunk(
                     break
             else:
                 if digest is not None:
-                    done.pairs.append(digest_pair(digest, loc))
+                    done.pairs.append(digest_line(digest))
     return done
 
 

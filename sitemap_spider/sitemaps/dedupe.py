@@ -1,14 +1,18 @@
 """Pages served under several URLs, listed once: of the entries sharing a ``content_digest``, the
 first in loc order is published.
 
-A set of every digest would grow with the site. Instead the ``+digest<TAB>loc`` pairs of all
-entries are sorted on disk (by the worker processes of ``scrapy publish``, each for its lines),
-and ``shared_digests`` reads them once, merged, for the digests that more than one loc has:
-usually few or none, and the publishing loop then drops repeats with a set of those alone, in
-the pass that writes the shards. When there are too many for memory, ``without_content_duplicates``
-does it in bounded memory, with a second pass over the unique lines.
-"""
+A set of every digest would grow with the site. Instead the digest of every entry is sorted on
+disk (by the worker processes of ``scrapy publish``, each for its lines), and
+``repeated_digests`` reads them once, merged, for the digests that come more than once: usually
+few. The publishing loop keeps a set of those alone and, in the pass that writes the shards,
+drops the later locs of each. A digest in the set because one page is listed twice (the
+same loc, the same digest) drops nothing: repeated locs are dropped first.
 
+When more digests than a set may hold come more than once, most often because many pages are
+listed twice, ``unique_lines_and_shared`` writes the unique lines to a file and sorts their
+digests again: those repeated among unique locs are the shared ones. If even these are too
+many, ``without_content_duplicates`` finds the pages to drop in bounded memory.
+"""
 from __future__ import annotations
 
 import bisect
@@ -22,53 +26,48 @@ from typing import Final
 from sitemap_spider.sitemaps.runs import merge_blocks, read_blocks
 from sitemap_spider.sitemaps.sorting import LineSorter
 
-#: Shared digests kept in a set while the shards are written (some 100 bytes each); with more,
-#: the bounded-memory second pass is used.
+#: Repeated digests kept in a set while the shards are written (some 100 bytes each); with
+#: more, the unique lines are written to a file and their digests sorted again.
 MAX_SHARED_DIGESTS: Final = 200_000
-# Pairs compared at a time by shared_digests: their two columns stay small.
+# Digest lines compared at a time by repeated_digests: the list of comparisons stays small.
 _SCAN_SLICE: Final = 4096
-# Characters read at a time from each run by shared_digests_in.
+# Characters read at a time from each run by repeated_digests_in, and from the file of unique lines.
 _RANGE_BLOCK_CHARS: Final = 64 * 1024
 
 
-def digest_pair(digest: str, loc: str) -> str:
-    """The line of a ``shared_digests`` input: ``+digest<TAB>loc`` (neither holds a tab)."""
-    return f"+{digest}\t{loc}"
+def digest_line(digest: str) -> str:
+    """The line of a ``repeated_digests`` input, and the digest field of an entry's run line:
+    ``+digest``."""
+    return "+" + digest
 
 
-def shared_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS) -> set[str] | None:
-    """The digests, as ``+digest``, that come with more than one loc in the sorted pairs of
-    ``blocks``; None if there are more than ``limit``."""
+def repeated_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS) -> set[str] | None:
+    """The digest lines that come more than once in the sorted ``blocks``; None if there are
+    more than ``limit``.
+
+    Every digest that several locs share is one of them; so is the digest of a page listed
+    twice, which the publishing loop then keeps once like any repeated loc.
+    """
     found: set[str] = set()
-    last: tuple[str, str] | None = None  # (digest, loc) of the pair before the block
+    last: str | None = None  # the line before the block
     for block in _slices(blocks):
         if not block:
             continue
-        # Neither part of a pair holds a tab: split at every tab, a block is two columns,
-        # and each pair is compared with the one before it in C, not in a Python step.
-        fields = "\t".join(block).split("\t")
-        if len(fields) != 2 * len(block):
-            raise ValueError(f"a content digest pair holds a tab or none: {block[0]!r}...")
-        digests = fields[0::2]
-        locs = fields[1::2]
-        if last is not None and last[0] == digests[0] and last[1] != locs[0]:
-            found.add(digests[0])
-        # The same digest as the pair before: a shared one, unless it is the same loc again
-        # (one page listed twice, in two runs or on a repeated line).
-        same = list(map(operator.eq, digests[1:], digests[:-1]))
+        if block[0] == last:
+            found.add(last)
+        # Each line compared with the one before it in C, not in a Python step per line.
+        same = list(map(operator.eq, block[1:], block[:-1]))
         if True in same:
-            for index in itertools.compress(range(1, len(digests)), same):
-                if locs[index] != locs[index - 1]:
-                    found.add(digests[index])
+            found.update(itertools.compress(block[1:], same))
         if len(found) > limit:
             return None
-        last = (digests[-1], locs[-1])
+        last = block[-1]
     return found
 
 
 def _slices(blocks: Iterable[list[str]]) -> Iterator[list[str]]:
     # Merged blocks can be large (a round of the merge of 100 runs emits up to 100 read
-    # blocks): split, their columns would double their memory for as long as they are compared.
+    # blocks): compared in slices, the list of comparisons stays small.
     for block in blocks:
         if len(block) <= _SCAN_SLICE:
             yield block
@@ -76,19 +75,21 @@ def _slices(blocks: Iterable[list[str]]) -> Iterator[list[str]]:
             yield from (block[start : start + _SCAN_SLICE] for start in range(0, len(block), _SCAN_SLICE))
 
 
-def shared_digests_in(runs: list[str], low: str | None, high: str | None, limit: int = MAX_SHARED_DIGESTS) -> set[str] | None:
-    """``shared_digests`` of the pairs from ``low`` (included) to ``high`` (excluded) of sorted
+def repeated_digests_in(
+    runs: list[str], low: str | None, high: str | None, limit: int = MAX_SHARED_DIGESTS
+) -> set[str] | None:
+    """``repeated_digests`` of the lines from ``low`` (included) to ``high`` (excluded) of sorted
     run files; in any process, so that two halves of the digests are read at once.
 
-    ``low`` and ``high`` are ``split_key`` values: all the pairs of a digest are on one side.
+    ``low`` and ``high`` are ``split_key`` values: all the lines of a digest are on one side.
     """
     sources = [_range_blocks(Path(run), low, high) for run in runs]
-    return shared_digests(merge_blocks(sources), limit)
+    return repeated_digests(merge_blocks(sources), limit)
 
 
 def split_key(runs: list[Path]) -> str | None:
-    """A key near the middle of the pairs of sorted run files: the ``+digest<TAB>`` of the middle
-    pair of the biggest, or None when it has none. Every pair of a digest sorts on the same side.
+    """A key near the middle of the digest lines of sorted run files: the middle line of the
+    biggest, or None when it has none. Every line of a digest sorts on the same side.
     """
     if not runs:
         return None
@@ -97,8 +98,7 @@ def split_key(runs: list[Path]) -> str | None:
         run.seek(biggest.stat().st_size // 2)
         run.readline()  # to the start of a line
         middle = run.readline().decode("utf-8", "surrogateescape")
-    tab = middle.find("\t")
-    return middle[: tab + 1] if tab > 0 else None
+    return middle.rstrip("\n") or None
 
 
 def _range_blocks(path: Path, low: str | None, high: str | None) -> Iterator[list[str]]:
@@ -113,6 +113,59 @@ def _range_blocks(path: Path, low: str | None, high: str | None) -> Iterator[lis
                 yield block[start:end]
             return
         yield block[start:] if start else block
+
+
+def unique_lines_and_shared(
+    blocks: Iterable[list[str]], work_dir: Path, run_size: int, limit: int | None = None
+) -> tuple[Path, int, set[str] | None]:
+    """Write the first line of each loc of the sorted run lines ``blocks`` (``encode_fields``:
+    five fields each) to a new file in ``work_dir``. Return the file, the number of lines left
+    out (repeated locs), and the digests, as ``+digest``, that more than one of the written
+    lines has: the shared ones, each loc being there once; None if more than ``limit``
+    (default MAX_SHARED_DIGESTS).
+
+    A block at a time, as columns: this runs in one process while the workers wait.
+    """
+    limit = MAX_SHARED_DIGESTS if limit is None else limit
+    digests = LineSorter(work_dir, run_size, unique=False)
+    fd, name = tempfile.mkstemp(prefix="unique-", suffix=".tsv", dir=work_dir)
+    path = Path(name)
+    previous: str | None = None
+    repeats = 0
+    try:
+        with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
+            for block in blocks:
+                if not block:
+                    continue
+                fields = "\t".join(block).split("\t")
+                if len(fields) != 5 * len(block):
+                    raise ValueError(f"a run line without its five fields: {block[0]!r}...")
+                locs = fields[0::5]
+                # Lines of one loc are adjacent: the first is kept.
+                new = list(map(operator.ne, locs, [previous, *locs[:-1]]))
+                previous = locs[-1]
+                found = fields[4::5]
+                if False in new:
+                    block = list(itertools.compress(block, new))
+                    found = list(itertools.compress(found, new))
+                    repeats += len(new) - len(block)
+                if block:  # not only repeats of the block before
+                    out.write("\n".join(block))
+                    out.write("\n")
+                digests.add_lines(found if "-" not in found else [digest for digest in found if digest != "-"])
+        shared = repeated_digests(digests.iter_blocks(), limit)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    finally:
+        digests.close()
+    return path, repeats, shared
+
+
+def read_lines(path: Path) -> Iterator[str]:
+    """The lines of a file written by ``unique_lines_and_shared``, without their newlines."""
+    for block in read_blocks(path, _RANGE_BLOCK_CHARS):
+        yield from block
 
 
 def without_content_duplicates(

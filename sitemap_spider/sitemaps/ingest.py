@@ -143,7 +143,7 @@ def new_builder(config: SitemapConfig, first: Fields) -> SitemapSetBuilder:
 BATCH_FORMATS: Final = ("jsonl", "txt")
 # Lines read here to estimate the line length, and so the bytes of a chunk of SITEMAP_SORT_RUN_SIZE lines.
 _SAMPLE_BYTES: Final = 1 << 20
-# A worker holds a chunk's bytes, its run lines and its digest pairs at once (about three times
+# A worker holds a chunk's bytes, its run lines and its digest lines at once (about three times
 # the chunk): long URLs make chunks of fewer lines, not a bigger worker (2,000-character URLs
 # took 665 MB with chunks of SITEMAP_SORT_RUN_SIZE lines).
 MAX_CHUNK_BYTES: Final = 24 * 1024 * 1024
@@ -160,7 +160,7 @@ class ChunkResult:
     bad: list[tuple[int, str]]  # the first MAX_REPORTED_BAD_LINES, with their reasons
     bad_count: int
     run: str | None  # sorted run file in the builder's sort_dir; None when stopped or empty
-    pairs: str | None = None  # sorted digest pairs (dedupe.digest_pair) of the entries with a digest
+    pairs: str | None = None  # sorted digest lines (dedupe.digest_line) of the entries with a digest
     last_record: int = 0  # the last line that was an entry or a bad line; 0: none
 
 
@@ -181,7 +181,6 @@ def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: in
     run, duplicates = sort_into_run(done.lines, run_dir, unique=False)
     pairs = None
     if done.pairs:
-        # A repeated line gives the same pair twice: dedupe.shared_digests skips it.
         pairs = str(sort_into_run(done.pairs, run_dir, unique=False)[0])
     return ChunkResult(lines, len(done.lines), duplicates, len(done.pairs), bad, done.bad_count, str(run), pairs, last)
 

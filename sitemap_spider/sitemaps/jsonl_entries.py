@@ -116,7 +116,7 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
         return False
     changefreqs = [entry.changefreq for entry in entries]
     priorities = [entry.priority for entry in entries]
-    # entry_lines.encode_fields, and dedupe.digest_pair of the entries with a digest.
+    # entry_lines.encode_fields, and dedupe.digest_line of the entries with a digest.
     if changefreqs.count(None) == count and priorities.count(None) == count:
         # The crawl's entries: a loc, maybe a lastmod and a digest.
         lines = [
@@ -137,7 +137,7 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
         ]
     done.lines += lines
     if digested:
-        done.pairs += [f"+{digest}\t{loc}" for loc, digest in zip(locs, digests) if digest is not None]
+        done.pairs += [f"+{digest}" for digest in digested]  # dedupe.digest_line; no None in digested
     return True
 
 
@@ -183,7 +183,7 @@ def encode_entries(entries: list[tuple[int, Entry]], done: EncodedChunk, slow: l
                 slow.append(index)
                 continue
             digest = "+" + digest
-            pairs.append(f"{digest}\t{loc}")  # dedupe.digest_pair, inline: one call less per line
+            pairs.append(digest)  # dedupe.digest_line
         else:
             digest = "-"
         lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")

@@ -19,9 +19,9 @@ from typing import Self
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.dedupe import (
     MAX_SHARED_DIGESTS,
-    digest_pair,
-    shared_digests,
-    shared_digests_in,
+    digest_line,
+    repeated_digests,
+    repeated_digests_in,
     split_key,
 )
 from sitemap_spider.sitemaps.entry_lines import encode_fields
@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 
 INDEX_NAME = "sitemap_index.xml"
 _SORT_DIR = "sort-runs"
-_PAIRS_RUN_SIZE = 25_000
+_DIGESTS_RUN_SIZE = 25_000
 
 
 @dataclass(frozen=True)
@@ -103,16 +103,16 @@ class SitemapSetBuilder:
             sort_dir = self._staging / _SORT_DIR
             sort_dir.mkdir()
             self._sorter = ExternalSorter(sort_dir, run_size=options.sort_run_size)
-            # "+digest<TAB>loc" of every entry with a content digest (see dedupe.py); a crawl adds
-            # them one by one, and a smaller buffer than the entries' keeps its memory near
-            # what it was without them.
-            self._pairs = LineSorter(sort_dir, min(options.sort_run_size, _PAIRS_RUN_SIZE), unique=False)
+            # "+digest" of every entry with a content digest (see dedupe.py); a crawl adds them
+            # one by one, and a smaller buffer than the entries' keeps its memory near what it
+            # was without them.
+            self._digest_lines = LineSorter(sort_dir, min(options.sort_run_size, _DIGESTS_RUN_SIZE), unique=False)
         except BaseException:
             self._storage.discard(self._staging)
             raise
         self._done = False
         self._digests = 0  # entries added with a content_digest
-        self._all_pairs = True  # every one of them is in self._pairs
+        self._all_digests = True  # every one of them is in self._digest_lines
 
     @property
     def added(self) -> int:
@@ -127,7 +127,7 @@ class SitemapSetBuilder:
         self._sorter.add(entry)
         if entry.content_digest is not None:
             self._digests += 1
-            self._pairs.add_line(digest_pair(entry.content_digest, entry.loc))
+            self._digest_lines.add_line(digest_line(entry.content_digest))
 
     def add_fields(
         self,
@@ -144,7 +144,7 @@ class SitemapSetBuilder:
         self._sorter.add_line(encode_fields(loc, lastmod, changefreq, priority, content_digest))
         if content_digest is not None:
             self._digests += 1
-            self._pairs.add_line(digest_pair(content_digest, loc))
+            self._digest_lines.add_line(digest_line(content_digest))
 
     @property
     def sort_dir(self) -> Path:
@@ -159,7 +159,7 @@ class SitemapSetBuilder:
         Its lines come from ``encode_fields`` of entries that passed ``check_fields``, sorted by
         ``runs.sort_into_run`` in ``sort_dir``: this is how ``scrapy publish`` parses and
         checks big inputs on every core. ``pairs``, in ``sort_dir`` too, has the sorted
-        ``dedupe.digest_pair`` lines of the ``digests`` entries with a content digest; without
+        ``dedupe.digest_line`` lines of the ``digests`` entries with a content digest; without
         it, pages with the same content are found by a slower second pass.
         """
         if self._done:
@@ -170,9 +170,9 @@ class SitemapSetBuilder:
         self._sorter.add_run(path, entries, duplicates)
         self._digests += digests
         if pairs is not None:
-            self._pairs.add_run(pairs, digests, 0)
+            self._digest_lines.add_run(pairs, digests, 0)
         elif digests:
-            self._all_pairs = False
+            self._all_digests = False
 
     def publish(
         self,
@@ -199,7 +199,7 @@ class SitemapSetBuilder:
             shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
             write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
             self._sorter.close()
-            self._pairs.close()
+            self._digest_lines.close()
             if self.options.validate:
                 self._validate(shards)
             self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME)
@@ -225,22 +225,23 @@ class SitemapSetBuilder:
         return result
 
     def _shared_digests(self, workers: Executor | None) -> set[str] | None:
-        """The ``+digest`` of pages with the same content as another (none without digests);
+        """The ``+digest`` that come more than once (``dedupe.repeated_digests``): those of pages
+        with the same content as another, and of pages listed twice; none without digests;
         None when there are too many to hold."""
         if not self._digests:
             return set()
-        if not self._all_pairs:
+        if not self._all_digests:
             return None
-        if workers is None or len(self._pairs.runs) + 1 > MAX_MERGE_FAN_IN:
-            return shared_digests(self._pairs.iter_blocks())
+        if workers is None or len(self._digest_lines.runs) + 1 > MAX_MERGE_FAN_IN:
+            return repeated_digests(self._digest_lines.iter_blocks())
         # The two halves of the digests at once: one in a worker process, one here.
-        runs = self._pairs.run_files()
+        runs = self._digest_lines.run_files()
         split = split_key(runs)
         names = [str(run) for run in runs]
         if split is None:
-            return shared_digests_in(names, None, None)
-        low = workers.submit(shared_digests_in, names, None, split)
-        high = shared_digests_in(names, split, None)
+            return repeated_digests_in(names, None, None)
+        low = workers.submit(repeated_digests_in, names, None, split)
+        high = repeated_digests_in(names, split, None)
         found = low.result()
         if found is None or high is None or len(found) + len(high) > MAX_SHARED_DIGESTS:
             return None
@@ -257,7 +258,7 @@ class SitemapSetBuilder:
             return
         self._done = True
         self._sorter.close()
-        self._pairs.close()
+        self._digest_lines.close()
         self._storage.discard(self._staging)
 
     def __enter__(self) -> Self:

@@ -15,12 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.dedupe import without_content_duplicates
+from sitemap_spider.sitemaps.dedupe import read_lines, unique_lines_and_shared, without_content_duplicates
 from sitemap_spider.sitemaps.entry_lines import decode_entry
 from sitemap_spider.sitemaps.finisher import ShardFinisher
+from sitemap_spider.sitemaps.runs import read_blocks
 from sitemap_spider.sitemaps.sorting import LineSorter
 from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter
 from sitemap_spider.sitemaps.xml import escape, url_line, xml_lastmod
+
+# Characters read at a time from the file of unique lines, when there is one.
+_UNIQUE_BLOCK_CHARS = 256 * 1024
 
 if TYPE_CHECKING:  # publish.py imports this module
     from sitemap_spider.sitemaps.publish import OutputOptions
@@ -46,8 +50,8 @@ class PublishLoop:
         self, sorter: LineSorter, shared: set[str] | None, workers: Executor | None, worker_count: int
     ) -> list[ShardInfo]:
         """Write every line of ``sorter`` but repeated locs and, of the locs whose digest is in
-        ``shared``, all but the first; ``shared`` is None when there were too many of them to
-        hold, and a second pass finds them. ``workers`` (a pool of ``worker_count`` processes)
+        ``shared`` (``dedupe.repeated_digests``), all but the first; ``shared`` is None when
+        there were too many of them to hold, and the unique lines are read twice to find them. ``workers`` (a pool of ``worker_count`` processes)
         compress and validate the shards; without it, a thread of this process does."""
         options = self.options
         finisher = ShardFinisher(
@@ -66,18 +70,25 @@ class PublishLoop:
             on_close=finisher.submit,
             durable=not options.gzip,  # a plain file that is compressed next needs no fsync
         )
+        unique: Path | None = None
         try:
-            if shared is None:  # too many pages share content for a set: a second pass
-                lines = without_content_duplicates(
-                    sorter.iter_unique_lines(),
-                    sorter.work_dir,
-                    options.sort_run_size,
-                    self._content_duplicate,
-                )
-                blocks: Iterable[list[str]] = iter(lambda: list(itertools.islice(lines, 4096)), [])
-                shared = set()
+            if shared is not None:
+                blocks: Iterable[list[str]] = sorter.iter_blocks()
             else:
-                blocks = sorter.iter_blocks()
+                # More repeated digests than a set may hold, most often because many pages are
+                # listed twice: the digests of the unique lines, sorted again, give the shared ones.
+                unique, repeats, shared = unique_lines_and_shared(
+                    sorter.iter_blocks(), sorter.work_dir, options.sort_run_size
+                )
+                self.duplicates += repeats
+                if shared is not None:
+                    blocks = read_blocks(unique, _UNIQUE_BLOCK_CHARS)
+                else:  # too many pages share content for a set: a second pass
+                    lines = without_content_duplicates(
+                        read_lines(unique), sorter.work_dir, options.sort_run_size, self._content_duplicate
+                    )
+                    blocks = iter(lambda: list(itertools.islice(lines, 4096)), [])
+                    shared = set()
             self._write_blocks(writer, blocks, shared)
             writer.close()
             return finisher.results()
@@ -85,7 +96,9 @@ class PublishLoop:
             writer.abort()
             finisher.cancel()
             raise
-
+        finally:
+            if unique is not None:
+                unique.unlink(missing_ok=True)
 
     def _write_blocks(
         self,

@@ -71,6 +71,17 @@ class LineSorter:
         if len(buffer) >= self.run_size or self._chars >= MAX_BUFFER_CHARS:
             self._spill()
 
+    def add_lines(self, lines: list[str]) -> None:
+        """``add_line`` for a list of lines at once; the buffer may go over ``run_size`` by
+        fewer lines than the list has before it is spilled."""
+        if self._finished:
+            raise SitemapError(f"{type(self).__name__}: add() after iteration or close()")
+        self._buffer += lines
+        self.added += len(lines)
+        self._chars += sum(map(len, lines))
+        if len(self._buffer) >= self.run_size or self._chars >= MAX_BUFFER_CHARS:
+            self._spill()
+
     def add_run(self, path: Path, lines: int, duplicates: int) -> None:
         """Take over a run file made by ``sort_into_run`` (in another process, say)."""
         if self._finished:
