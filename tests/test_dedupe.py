@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import random
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from sitemap_spider.sitemaps.dedupe import (
 )
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.runs import sort_into_run
+from sitemap_spider.sitemaps.sorting import LineSorter
 
 
 def digest_lines(count: int, seed: int) -> list[str]:
@@ -107,31 +110,37 @@ def test_the_limit_is_the_most_repeated_digests_returned() -> None:
     assert repeated_digests([lines], limit=count - 1) is None
 
 
-def test_the_unique_lines_give_the_shared_digests_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Sorted run lines in blocks, some locs two or three times (with other lastmods): the first
-    # line of each loc goes to the file, and a digest on two of those is shared; a page listed
-    # twice is not. A line without a digest has none.
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_unique_lines_give_the_shared_digests_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    # Run lines of entries, some locs two or three times (with other lastmods): the first line
+    # of each loc goes to the files, and a digest on two of those is shared; a page listed
+    # twice is not. A line without a digest has none. With workers, two halves of the locs.
     rng = random.Random(4)
-    lines = sorted(
+    lines = [
         encode_fields(
             f"https://example.com/{n % 240}", rng.choice([None, "2024-01-02"]), None, None, rng.choice([None, f"d{n}", f"s{n % 7}"])
         )
         for n in range(300)
-    )
-    unique = sorted({line.split("\t", 1)[0]: line for line in reversed(lines)}.values())  # the first of each loc
+    ]
+    unique = sorted({line.split("\t", 1)[0]: line for line in sorted(lines, reverse=True)}.values())  # the first of each loc
     with_digests = [line.rsplit("\t", 1)[1] for line in unique if not line.endswith("\t-")]
-    blocks: list[list[str]] = []
-    at = 0
-    while at < len(lines):
-        size = rng.choice([1, 2, 3, 50])
-        blocks.append(lines[at : at + size])
-        at += size
-    blocks.insert(3, [])
-    path, repeats, shared = unique_lines_and_shared(iter(blocks), tmp_path, run_size=13)
-    assert repeats == len(lines) - len(unique) > 0
-    assert shared == expected(with_digests) and shared
-    assert list(read_lines(path)) == unique
-    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # the digest runs are gone
-    monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", len(shared) - 1)
-    path, _, too_many = unique_lines_and_shared(iter(blocks), tmp_path, run_size=13)
-    assert too_many is None and list(read_lines(path)) == unique
+    limits = {"room": dedupe.MAX_SHARED_DIGESTS, "no room": len(expected(with_digests)) - 1}
+    with ProcessPoolExecutor(max_workers=workers) if workers else contextlib.nullcontext() as pool:
+        for name, limit in limits.items():
+            monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", limit)
+            sorter = LineSorter(tmp_path / name, run_size=13, unique=False)
+            sorter.work_dir.mkdir()
+            for line in lines:
+                sorter.add_line(line)
+            paths, repeats, shared = unique_lines_and_shared(sorter, 13, pool)
+            assert repeats == len(lines) - len(unique) > 0
+            assert list(read_lines(paths)) == unique
+            assert len(paths) == (2 if workers else 1)
+            if name == "room":
+                assert shared == expected(with_digests) and shared
+            else:
+                assert shared is None
+            sorter.close()
+            assert sorted(p.name for p in sorter.work_dir.iterdir()) == sorted(p.name for p in paths)  # digest runs gone

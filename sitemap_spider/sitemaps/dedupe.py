@@ -20,11 +20,12 @@ import itertools
 import operator
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Final
 
 from sitemap_spider.sitemaps.runs import merge_blocks, read_blocks
-from sitemap_spider.sitemaps.sorting import LineSorter
+from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, LineSorter
 
 #: Repeated digests kept in a set while the shards are written (some 100 bytes each); with
 #: more, the unique lines are written to a file and their digests sorted again.
@@ -88,8 +89,9 @@ def repeated_digests_in(
 
 
 def split_key(runs: list[Path]) -> str | None:
-    """A key near the middle of the digest lines of sorted run files: the middle line of the
-    biggest, or None when it has none. Every line of a digest sorts on the same side.
+    """A key near the middle of the lines of sorted run files, or None when they have none:
+    the middle line of the biggest up to its first tab (the key of an entry's run line: its
+    loc), or whole (a digest line). Every line of a key sorts on the same side of it.
     """
     if not runs:
         return None
@@ -97,8 +99,27 @@ def split_key(runs: list[Path]) -> str | None:
     with open(biggest, "rb") as run:
         run.seek(biggest.stat().st_size // 2)
         run.readline()  # to the start of a line
-        middle = run.readline().decode("utf-8", "surrogateescape")
-    return middle.rstrip("\n") or None
+        middle = run.readline().decode("utf-8", "surrogateescape").rstrip("\n")
+    tab = middle.find("\t")
+    return middle[: tab + 1] if tab >= 0 else (middle or None)
+
+
+def repeated_digests_of_runs(
+    runs: list[str], workers: Executor | None, limit: int | None = None
+) -> set[str] | None:
+    """``repeated_digests`` of sorted run files of digest lines, or None if more than ``limit``
+    (default MAX_SHARED_DIGESTS); two halves at once, one in ``workers``, when there are any."""
+    limit = MAX_SHARED_DIGESTS if limit is None else limit
+    split = split_key([Path(run) for run in runs]) if workers is not None else None
+    if split is None:
+        return repeated_digests_in(runs, None, None, limit)
+    assert workers is not None
+    low = workers.submit(repeated_digests_in, runs, None, split, limit)
+    high = repeated_digests_in(runs, split, None, limit)
+    found = low.result()
+    if found is None or high is None or len(found) + len(high) > limit:
+        return None
+    return found | high
 
 
 def _range_blocks(path: Path, low: str | None, high: str | None) -> Iterator[list[str]]:
@@ -115,21 +136,16 @@ def _range_blocks(path: Path, low: str | None, high: str | None) -> Iterator[lis
         yield block[start:] if start else block
 
 
-def unique_lines_and_shared(
-    blocks: Iterable[list[str]], work_dir: Path, run_size: int, limit: int | None = None
-) -> tuple[Path, int, set[str] | None]:
+def write_unique(blocks: Iterable[list[str]], work_dir: Path, run_size: int) -> tuple[str, int, list[str]]:
     """Write the first line of each loc of the sorted run lines ``blocks`` (``encode_fields``:
     five fields each) to a new file in ``work_dir``. Return the file, the number of lines left
-    out (repeated locs), and the digests, as ``+digest``, that more than one of the written
-    lines has: the shared ones, each loc being there once; None if more than ``limit``
-    (default MAX_SHARED_DIGESTS).
+    out (repeated locs), and sorted run files in ``work_dir`` of the digest lines of the lines
+    written (the caller removes them).
 
-    A block at a time, as columns: this runs in one process while the workers wait.
+    A block at a time, as columns, in a few C-level passes.
     """
-    limit = MAX_SHARED_DIGESTS if limit is None else limit
     digests = LineSorter(work_dir, run_size, unique=False)
     fd, name = tempfile.mkstemp(prefix="unique-", suffix=".tsv", dir=work_dir)
-    path = Path(name)
     previous: str | None = None
     repeats = 0
     try:
@@ -153,19 +169,67 @@ def unique_lines_and_shared(
                     out.write("\n".join(block))
                     out.write("\n")
                 digests.add_lines(found if "-" not in found else [digest for digest in found if digest != "-"])
-        shared = repeated_digests(digests.iter_blocks(), limit)
+        return name, repeats, [str(run) for run in digests.run_files()]
     except BaseException:
-        path.unlink(missing_ok=True)
+        digests.close()
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
+def write_unique_in(
+    runs: list[str], low: str | None, high: str | None, work_dir: str, run_size: int
+) -> tuple[str, int, list[str]]:
+    """``write_unique`` of the lines from ``low`` (included) to ``high`` (excluded) of sorted
+    run files of entries; in any process. ``low`` and ``high`` are ``split_key`` values: every
+    line of a loc is on one side."""
+    sources = [_range_blocks(Path(run), low, high) for run in runs]
+    return write_unique(merge_blocks(sources), Path(work_dir), run_size)
+
+
+def unique_lines_and_shared(
+    sorter: LineSorter, run_size: int, workers: Executor | None = None, limit: int | None = None
+) -> tuple[list[Path], int, set[str] | None]:
+    """Write the first line of each loc of ``sorter`` (run lines of entries) to new files in its
+    directory, in order; return them, the number of lines left out (repeated locs), and the
+    digests, as ``+digest``, that more than one of the lines written has: the shared ones, each
+    loc being there once; None if more than ``limit`` (default MAX_SHARED_DIGESTS).
+
+    With ``workers``, the two halves of the locs are written at once, one in a worker process,
+    and so are the two halves of their digests read. ``sorter`` can be read no more.
+    """
+    parts: list[tuple[str, int, list[str]]] = []
+    try:
+        if workers is None or len(sorter.runs) + 1 > MAX_MERGE_FAN_IN:
+            parts.append(write_unique(sorter.iter_blocks(), sorter.work_dir, run_size))
+        else:
+            runs = [str(run) for run in sorter.run_files()]
+            split = split_key([Path(run) for run in runs])
+            if split is None:
+                parts.append(write_unique_in(runs, None, None, str(sorter.work_dir), run_size))
+            else:
+                low = workers.submit(write_unique_in, runs, None, split, str(sorter.work_dir), run_size)
+                try:
+                    parts.append(write_unique_in(runs, split, None, str(sorter.work_dir), run_size))
+                finally:
+                    parts.insert(0, low.result())  # waited for even when this half failed
+        shared = repeated_digests_of_runs([run for part in parts for run in part[2]], workers, limit)
+    except BaseException:
+        for name, _, _ in parts:
+            Path(name).unlink(missing_ok=True)
         raise
     finally:
-        digests.close()
-    return path, repeats, shared
+        for _, _, digest_runs in parts:
+            for run in digest_runs:
+                Path(run).unlink(missing_ok=True)
+    return [Path(part[0]) for part in parts], sum(part[1] for part in parts), shared
 
 
-def read_lines(path: Path) -> Iterator[str]:
-    """The lines of a file written by ``unique_lines_and_shared``, without their newlines."""
-    for block in read_blocks(path, _RANGE_BLOCK_CHARS):
-        yield from block
+def read_lines(paths: list[Path]) -> Iterator[str]:
+    """The lines of the files written by ``unique_lines_and_shared``, in order, without their
+    newlines."""
+    for path in paths:
+        for block in read_blocks(path, _RANGE_BLOCK_CHARS):
+            yield from block
 
 
 def without_content_duplicates(

@@ -18,11 +18,9 @@ from typing import Self
 
 from sitemap_spider.items import SitemapEntry
 from sitemap_spider.sitemaps.dedupe import (
-    MAX_SHARED_DIGESTS,
     digest_line,
     repeated_digests,
-    repeated_digests_in,
-    split_key,
+    repeated_digests_of_runs,
 )
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
@@ -235,17 +233,7 @@ class SitemapSetBuilder:
         if workers is None or len(self._digest_lines.runs) + 1 > MAX_MERGE_FAN_IN:
             return repeated_digests(self._digest_lines.iter_blocks())
         # The two halves of the digests at once: one in a worker process, one here.
-        runs = self._digest_lines.run_files()
-        split = split_key(runs)
-        names = [str(run) for run in runs]
-        if split is None:
-            return repeated_digests_in(names, None, None)
-        low = workers.submit(repeated_digests_in, names, None, split)
-        high = repeated_digests_in(names, split, None)
-        found = low.result()
-        if found is None or high is None or len(found) + len(high) > MAX_SHARED_DIGESTS:
-            return None
-        return found | high
+        return repeated_digests_of_runs([str(run) for run in self._digest_lines.run_files()], workers)
 
     def _validate(self, shards: list[ShardInfo]) -> None:
         # Shards were validated by the finisher as they were written; the index is left.

@@ -70,19 +70,17 @@ class PublishLoop:
             on_close=finisher.submit,
             durable=not options.gzip,  # a plain file that is compressed next needs no fsync
         )
-        unique: Path | None = None
+        unique: list[Path] = []
         try:
             if shared is not None:
                 blocks: Iterable[list[str]] = sorter.iter_blocks()
             else:
                 # More repeated digests than a set may hold, most often because many pages are
                 # listed twice: the digests of the unique lines, sorted again, give the shared ones.
-                unique, repeats, shared = unique_lines_and_shared(
-                    sorter.iter_blocks(), sorter.work_dir, options.sort_run_size
-                )
+                unique, repeats, shared = unique_lines_and_shared(sorter, options.sort_run_size, workers)
                 self.duplicates += repeats
                 if shared is not None:
-                    blocks = read_blocks(unique, _UNIQUE_BLOCK_CHARS)
+                    blocks = itertools.chain.from_iterable(read_blocks(path, _UNIQUE_BLOCK_CHARS) for path in unique)
                 else:  # too many pages share content for a set: a second pass
                     lines = without_content_duplicates(
                         read_lines(unique), sorter.work_dir, options.sort_run_size, self._content_duplicate
@@ -97,8 +95,8 @@ class PublishLoop:
             finisher.cancel()
             raise
         finally:
-            if unique is not None:
-                unique.unlink(missing_ok=True)
+            for path in unique:
+                path.unlink(missing_ok=True)
 
     def _write_blocks(
         self,
