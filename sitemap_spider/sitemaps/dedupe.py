@@ -25,15 +25,15 @@ from pathlib import Path
 from typing import Final
 
 from sitemap_spider.sitemaps.runs import merge_blocks, read_blocks
-from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, LineSorter
+from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, LineSorter, merge_block_chars
 
 #: Repeated digests kept in a set while the shards are written (some 100 bytes each); with
 #: more, the unique lines are written to a file and their digests sorted again.
 MAX_SHARED_DIGESTS: Final = 200_000
 # Digest lines compared at a time by repeated_digests: the list of comparisons stays small.
 _SCAN_SLICE: Final = 4096
-# Characters read at a time from each run by repeated_digests_in, and from the file of unique lines.
-_RANGE_BLOCK_CHARS: Final = 64 * 1024
+# Characters read at a time from a file of unique lines.
+_READ_BLOCK_CHARS: Final = 64 * 1024
 
 
 def digest_line(digest: str) -> str:
@@ -84,7 +84,9 @@ def repeated_digests_in(
 
     ``low`` and ``high`` are ``split_key`` values: all the lines of a digest are on one side.
     """
-    sources = [_range_blocks(Path(run), low, high) for run in runs]
+    # Digest lines are short: blocks of many lines each, as many blocks as runs.
+    size = merge_block_chars(len(runs))
+    sources = [_range_blocks(Path(run), low, high, size) for run in runs]
     return repeated_digests(merge_blocks(sources), limit)
 
 
@@ -119,12 +121,13 @@ def repeated_digests_of_runs(
     found = low.result()
     if found is None or high is None or len(found) + len(high) > limit:
         return None
-    return found | high
+    found |= high  # in place: no third set
+    return found
 
 
-def _range_blocks(path: Path, low: str | None, high: str | None) -> Iterator[list[str]]:
-    # The lines of a sorted run from low (included) to high (excluded), a block at a time.
-    for block in read_blocks(path, _RANGE_BLOCK_CHARS):
+def _range_blocks(path: Path, low: str | None, high: str | None, size: int) -> Iterator[list[str]]:
+    # The lines of a sorted run from low (included) to high (excluded), ``size`` characters at a time.
+    for block in read_blocks(path, size):
         if low is not None and block[-1] < low:
             continue
         start = 0 if low is None or block[0] >= low else bisect.bisect_left(block, low)
@@ -182,7 +185,8 @@ def write_unique_in(
     """``write_unique`` of the lines from ``low`` (included) to ``high`` (excluded) of sorted
     run files of entries; in any process. ``low`` and ``high`` are ``split_key`` values: every
     line of a loc is on one side."""
-    sources = [_range_blocks(Path(run), low, high) for run in runs]
+    size = merge_block_chars(len(runs))
+    sources = [_range_blocks(Path(run), low, high, size) for run in runs]
     return write_unique(merge_blocks(sources), Path(work_dir), run_size)
 
 
@@ -228,7 +232,7 @@ def read_lines(paths: list[Path]) -> Iterator[str]:
     """The lines of the files written by ``unique_lines_and_shared``, in order, without their
     newlines."""
     for path in paths:
-        for block in read_blocks(path, _RANGE_BLOCK_CHARS):
+        for block in read_blocks(path, _READ_BLOCK_CHARS):
             yield from block
 
 

@@ -87,7 +87,11 @@ class PublishLoop:
                     )
                     blocks = iter(lambda: list(itertools.islice(lines, 4096)), [])
                     shared = set()
-            self._write_blocks(writer, blocks, shared)
+            # Each digest once, with whether a line of it was written yet: a set of the digests
+            # seen would hold them all a second time.
+            first_seen = dict.fromkeys(shared, False)
+            shared = None
+            self._write_blocks(writer, blocks, first_seen)
             writer.close()
             return finisher.results()
         except BaseException:
@@ -102,13 +106,13 @@ class PublishLoop:
         self,
         writer: ShardWriter,
         blocks: Iterable[list[str]],
-        shared: set[str],
+        shared: dict[str, bool],
     ) -> None:
-        """Write sorted run lines: the first of each loc, and of each shared digest."""
+        """Write sorted run lines: the first of each loc, and of each digest in ``shared`` (set
+        to True once a line of it is written)."""
         # The one loop that runs once per published URL: inlined, with the common entry (a
         # loc, maybe a lastmod) formatted by one f-string.
         previous = None
-        seen: set[str] = set()
         for block in blocks:
             lines: list[str] = []
             lastmods: list[str] = []
@@ -122,10 +126,10 @@ class PublishLoop:
                     continue
                 previous = loc
                 if digest in shared:
-                    if digest in seen:
+                    if shared[digest]:
                         self._content_duplicate(line)
                         continue
-                    seen.add(digest)
+                    shared[digest] = True
                 lastmod = lastmod[1:]  # "" when absent ("-")
                 if changefreq == "-" and priority == "-":
                     xml_loc = escape(loc) if special else loc

@@ -39,6 +39,12 @@ _MERGE_GROUP = 12
 MAX_BUFFER_CHARS = 24 * 1024 * 1024
 
 
+def merge_block_chars(sources: int) -> int:
+    """Characters to read at a time from each of ``sources`` sorted files merged at once: all
+    their blocks together stay within _MERGE_MEMORY characters."""
+    return max(_MIN_BLOCK_CHARS, _MERGE_MEMORY // max(1, sources))
+
+
 class LineSorter:
     """Collect text lines, then yield them sorted, each key once (the key ends at the first tab).
 
@@ -122,8 +128,7 @@ class LineSorter:
         return itertools.chain.from_iterable(self._merged_blocks(runs, buffer))
 
     def _merged_blocks(self, runs: list[Path], buffer: list[str]) -> Iterator[list[str]]:
-        # Blocks small enough that all runs' blocks together stay within _MERGE_MEMORY.
-        size = max(_MIN_BLOCK_CHARS, _MERGE_MEMORY // (len(runs) + 1))
+        size = merge_block_chars(len(runs) + 1)
         sources = [read_blocks(path, size) for path in runs]
         sources.append(list_blocks(buffer, max(1, size // 64)))
         # A round of merge_blocks looks at every source and emits about one block: with many
