@@ -7,6 +7,7 @@ import contextlib
 import random
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,9 +111,9 @@ def test_the_limit_is_the_most_repeated_digests_returned() -> None:
     assert repeated_digests([lines], limit=count - 1) is None
 
 
-@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize(("workers", "fan_in", "digest_run_size"), [(0, 128, 13), (2, 128, 13), (2, 25, 1)])
 def test_the_unique_lines_give_the_shared_digests_exactly(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int, fan_in: int, digest_run_size: int
 ) -> None:
     # Run lines of entries, some locs two or three times (with other lastmods): the first line
     # of each loc goes to the files, and a digest on two of those is shared; a page listed
@@ -127,6 +128,17 @@ def test_the_unique_lines_give_the_shared_digests_exactly(
     unique = sorted({line.split("\t", 1)[0]: line for line in sorted(lines, reverse=True)}.values())  # the first of each loc
     with_digests = [line.rsplit("\t", 1)[1] for line in unique if not line.endswith("\t-")]
     limits = {"room": dedupe.MAX_SHARED_DIGESTS, "no room": len(expected(with_digests)) - 1}
+    # A fan-in of 25 and digest runs of one line: the entries' 24 runs are read in two halves,
+    # and the 26 digest runs, more than are opened at once, go through a LineSorter.
+    monkeypatch.setattr(dedupe, "MAX_MERGE_FAN_IN", fan_in)
+    scans: list[int] = []
+    scan = dedupe.repeated_digests_of_runs
+
+    def counted_scan(runs: list[str], *args: Any) -> set[str] | None:
+        scans.append(len(runs))
+        return scan(runs, *args)
+
+    monkeypatch.setattr(dedupe, "repeated_digests_of_runs", counted_scan)
     with ProcessPoolExecutor(max_workers=workers) if workers else contextlib.nullcontext() as pool:
         for name, limit in limits.items():
             monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", limit)
@@ -134,7 +146,7 @@ def test_the_unique_lines_give_the_shared_digests_exactly(
             sorter.work_dir.mkdir()
             for line in lines:
                 sorter.add_line(line)
-            paths, repeats, shared = unique_lines_and_shared(sorter, 13, pool)
+            paths, repeats, shared = unique_lines_and_shared(sorter, digest_run_size, pool)
             assert repeats == len(lines) - len(unique) > 0
             assert list(read_lines(paths)) == unique
             assert len(paths) == (2 if workers else 1)
@@ -144,3 +156,4 @@ def test_the_unique_lines_give_the_shared_digests_exactly(
                 assert shared is None
             sorter.close()
             assert sorted(p.name for p in sorter.work_dir.iterdir()) == sorted(p.name for p in paths)  # digest runs gone
+    assert scans == ([] if fan_in == 25 else [scans[0]] * 2) and all(count <= fan_in for count in scans)

@@ -333,7 +333,7 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
 
 def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -> None:
     # scrapy publish's workers hand over sorted runs, with the sorted digest lines of their
-    # entries; a run without its pairs is still deduplicated (by the second pass).
+    # entries; a run without its digest lines is still deduplicated (by the unique pass).
     from sitemap_spider.sitemaps.dedupe import digest_line
     from sitemap_spider.sitemaps.entry_lines import encode_entry
     from sitemap_spider.sitemaps.runs import sort_into_run

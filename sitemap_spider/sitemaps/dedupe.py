@@ -216,7 +216,17 @@ def unique_lines_and_shared(
                     parts.append(write_unique_in(runs, split, None, str(sorter.work_dir), run_size))
                 finally:
                     parts.insert(0, low.result())  # waited for even when this half failed
-        shared = repeated_digests_of_runs([run for part in parts for run in part[2]], workers, limit)
+        digest_runs = [run for part in parts for run in part[2]]
+        if len(digest_runs) <= MAX_MERGE_FAN_IN:
+            shared = repeated_digests_of_runs(digest_runs, workers, limit)
+        else:  # more files than are opened at once: a sorter merges them in rounds first
+            merged = LineSorter(sorter.work_dir, run_size, unique=False)
+            try:
+                for run in digest_runs:
+                    merged.add_run(Path(run), 0, 0)
+                shared = repeated_digests(merged.iter_blocks(), MAX_SHARED_DIGESTS if limit is None else limit)
+            finally:
+                merged.close()
     except BaseException:
         for name, _, _ in parts:
             Path(name).unlink(missing_ok=True)

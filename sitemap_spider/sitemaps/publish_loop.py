@@ -51,8 +51,9 @@ class PublishLoop:
     ) -> list[ShardInfo]:
         """Write every line of ``sorter`` but repeated locs and, of the locs whose digest is in
         ``shared`` (``dedupe.repeated_digests``), all but the first; ``shared`` is None when
-        there were too many of them to hold, and the unique lines are read twice to find them. ``workers`` (a pool of ``worker_count`` processes)
-        compress and validate the shards; without it, a thread of this process does."""
+        there were too many of them to hold, and the unique lines are read twice to find them.
+        ``workers`` (a pool of ``worker_count`` processes) compress and validate the shards;
+        without it, a thread of this process does."""
         options = self.options
         finisher = ShardFinisher(
             self._staging,
