@@ -13,6 +13,7 @@ listed twice, ``unique_lines_and_shared`` writes the unique lines to a file and 
 digests again: those repeated among unique locs are the shared ones. If even these are too
 many, ``without_content_duplicates`` finds the pages to drop in bounded memory.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -33,7 +34,7 @@ MAX_SHARED_DIGESTS: Final = 200_000
 # Digest lines compared at a time by repeated_digests: the list of comparisons stays small.
 _SCAN_SLICE: Final = 4096
 # Characters read at a time from a file of unique lines.
-_READ_BLOCK_CHARS: Final = 64 * 1024
+_READ_BLOCK_CHARS: Final = 256 * 1024
 
 
 def digest_line(digest: str) -> str:
@@ -238,12 +239,16 @@ def unique_lines_and_shared(
     return [Path(part[0]) for part in parts], sum(part[1] for part in parts), shared
 
 
-def read_lines(paths: list[Path]) -> Iterator[str]:
+def read_unique_blocks(paths: list[Path]) -> Iterator[list[str]]:
     """The lines of the files written by ``unique_lines_and_shared``, in order, without their
-    newlines."""
+    newlines, a list at a time."""
     for path in paths:
-        for block in read_blocks(path, _READ_BLOCK_CHARS):
-            yield from block
+        yield from read_blocks(path, _READ_BLOCK_CHARS)
+
+
+def read_lines(paths: list[Path]) -> Iterator[str]:
+    """``read_unique_blocks``, a line at a time."""
+    return itertools.chain.from_iterable(read_unique_blocks(paths))
 
 
 def without_content_duplicates(

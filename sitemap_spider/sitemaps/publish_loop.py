@@ -15,16 +15,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.dedupe import read_lines, unique_lines_and_shared, without_content_duplicates
+from sitemap_spider.sitemaps.dedupe import (
+    read_lines,
+    read_unique_blocks,
+    unique_lines_and_shared,
+    without_content_duplicates,
+)
 from sitemap_spider.sitemaps.entry_lines import decode_entry
 from sitemap_spider.sitemaps.finisher import ShardFinisher
-from sitemap_spider.sitemaps.runs import read_blocks
 from sitemap_spider.sitemaps.sorting import LineSorter
 from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter
 from sitemap_spider.sitemaps.xml import escape, url_line, xml_lastmod
-
-# Characters read at a time from the file of unique lines, when there is one.
-_UNIQUE_BLOCK_CHARS = 256 * 1024
 
 if TYPE_CHECKING:  # publish.py imports this module
     from sitemap_spider.sitemaps.publish import OutputOptions
@@ -81,7 +82,7 @@ class PublishLoop:
                 unique, repeats, shared = unique_lines_and_shared(sorter, options.sort_run_size, workers)
                 self.duplicates += repeats
                 if shared is not None:
-                    blocks = itertools.chain.from_iterable(read_blocks(path, _UNIQUE_BLOCK_CHARS) for path in unique)
+                    blocks = read_unique_blocks(unique)
                 else:  # too many pages share content for a set: a second pass
                     lines = without_content_duplicates(
                         read_lines(unique), sorter.work_dir, options.sort_run_size, self._content_duplicate
