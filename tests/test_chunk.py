@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +11,6 @@ from hypothesis import strategies as st
 
 from sitemap_spider.sitemaps import chunk
 from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
-from sitemap_spider.sitemaps.dedupe import digest_line
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
@@ -24,7 +24,7 @@ def general(
 ) -> tuple[list[str], list[str], list[tuple[int, str]]]:
     """Each line alone through the format's reader (for JSON, the standard library's decoder) and the full checks."""
     lines: list[str] = []
-    pairs: list[str] = []
+    digests: list[str] = []
     bad: list[tuple[int, str]] = []
     for number, record in READERS[kind](enumerate(raw_lines, first)):
         try:
@@ -37,12 +37,12 @@ def general(
             bad.append((number, str(exc)))
         else:
             if digest is not None:
-                pairs.append(digest_line(digest))
-    return lines, pairs, bad
+                digests.append(digest)
+    return lines, digests, bad
 
 
 def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "jsonl") -> None:
-    lines, pairs, bad = general(raw_lines, first, kind)
+    lines, digests, bad = general(raw_lines, first, kind)
     # The chunk as its lines, and as its bytes (with and without a newline at the end).
     data = b"\n".join(raw_lines)
     for raw, piece_bytes in (
@@ -60,7 +60,7 @@ def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "
             chunk._BLOCK_BYTES = default  # type: ignore[misc]
         assert done.line_count == len(raw_lines)
         assert sorted(done.lines) == sorted(lines)
-        assert sorted(done.pairs) == sorted(pairs)
+        assert sorted(done.digests) == sorted(digests)
         assert done.bad == bad[:20]
         assert done.bad_count == len(bad)
 
@@ -333,3 +333,21 @@ def test_plain_text_blocks_of_one_site_and_odd_lines_in_them() -> None:
         mixed = [*urls[:10], odd, *urls[10:]]
         assert_same_as_general(mixed, kind="txt")
         assert_same_as_general(mixed, first=1000, kind="txt")
+
+
+def test_a_workers_digest_run_holds_the_sorted_digest_lines_of_its_chunk(tmp_path: Path) -> None:
+    # Sorted bare and written with digest_line's prefix: the lines the builder's own sorter
+    # would hold, in its order, also for digests that sort below the prefix ("!") or are empty.
+    from sitemap_spider.sitemaps.dedupe import digest_line
+    from sitemap_spider.sitemaps.ingest import parse_chunk
+
+    digests = ["b7", "!low", "", "a", "b7", "zz", "+plus", "a0"]
+    raw = b"".join(crawl_line(f"https://example.com/p{n}", digest=d) + b"\n" for n, d in enumerate(digests))
+    raw += crawl_line("https://example.com/none", digest=None) + b"\n"
+    source = tmp_path / "chunk.jl"
+    source.write_bytes(raw)
+    done = parse_chunk("jsonl", str(source), 0, len(raw), str(tmp_path), False, False)
+    assert (done.lines, done.entries, done.digests) == (9, 9, len(digests))
+    assert done.digest_run is not None
+    written = Path(done.digest_run).read_text(encoding="utf-8").split("\n")
+    assert written == [*sorted(digest_line(d) for d in digests), ""]

@@ -37,10 +37,14 @@ _SCAN_SLICE: Final = 4096
 _READ_BLOCK_CHARS: Final = 256 * 1024
 
 
+#: What comes before the digest in a digest line (``digest_line``).
+DIGEST_LINE_PREFIX: Final = "+"
+
+
 def digest_line(digest: str) -> str:
     """The line of a ``repeated_digests`` input, and the digest field of an entry's run line:
     ``+digest``."""
-    return "+" + digest
+    return DIGEST_LINE_PREFIX + digest
 
 
 def repeated_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS) -> set[str] | None:

@@ -20,11 +20,12 @@ from typing import Any, Final
 
 from sitemap_spider.config import SitemapConfig
 from sitemap_spider.sitemaps.chunk import EncodedChunk, encode_chunk
+from sitemap_spider.sitemaps.dedupe import DIGEST_LINE_PREFIX
 from sitemap_spider.sitemaps.entry_lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
-from sitemap_spider.sitemaps.runs import sort_into_run
+from sitemap_spider.sitemaps.runs import sort_into_run, write_run
 from sitemap_spider.sitemaps.xml import check_fields
 from sitemap_spider.urls import normalize_url, origin_of
 
@@ -90,8 +91,8 @@ class Ingest:
                 return False
         self.tally.bad += done.bad_count - len(done.bad)  # beyond the first ones: counted only
         if done.run is not None:
-            pairs = None if done.pairs is None else Path(done.pairs)
-            self.builder.add_sorted_run(Path(done.run), done.entries, done.duplicates, done.digests, pairs)
+            digest_run = None if done.digest_run is None else Path(done.digest_run)
+            self.builder.add_sorted_run(Path(done.run), done.entries, done.duplicates, done.digests, digest_run)
         return True
 
     def bad(self, number: int, reason: str) -> bool:
@@ -160,7 +161,7 @@ class ChunkResult:
     bad: list[tuple[int, str]]  # the first MAX_REPORTED_BAD_LINES, with their reasons
     bad_count: int
     run: str | None  # sorted run file in the builder's sort_dir; None when stopped or empty
-    pairs: str | None = None  # sorted digest lines (dedupe.digest_line) of the entries with a digest
+    digest_run: str | None = None  # sorted digest lines (dedupe.digest_line) of the entries with a digest
     last_record: int = 0  # the last line that was an entry or a bad line; 0: none
 
 
@@ -179,10 +180,13 @@ def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: in
         return ChunkResult(lines, 0, 0, 0, bad, done.bad_count, None, last_record=last)
     # Repeated URLs are left for the final merge to drop (and count): one pass fewer here.
     run, duplicates = sort_into_run(done.lines, run_dir, unique=False)
-    pairs = None
-    if done.pairs:
-        pairs = str(sort_into_run(done.pairs, run_dir, unique=False)[0])
-    return ChunkResult(lines, len(done.lines), duplicates, len(done.pairs), bad, done.bad_count, str(run), pairs, last)
+    digest_run = None
+    if done.digests:
+        # Sorted bare: the same order as with the prefix every line gets as it is written.
+        done.digests.sort()
+        digest_run = str(write_run(done.digests, run_dir, prefix=DIGEST_LINE_PREFIX))
+    digests = len(done.digests)
+    return ChunkResult(lines, len(done.lines), duplicates, digests, bad, done.bad_count, str(run), digest_run, last)
 
 
 def _chunks(stream: io.BufferedIOBase, path: str | None, size: int, spool_dir: Path) -> Iterator[tuple[str, int, int, bool]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 import msgspec
 
@@ -110,13 +110,14 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
     locs = [entry.loc for entry in entries]
     lastmods = [entry.lastmod for entry in entries]
     digests = [entry.content_digest for entry in entries]
-    dated = lastmods if None not in lastmods else [value for value in lastmods if value is not None]
-    digested = digests if None not in digests else [value for value in digests if value is not None]
-    if not (plain_locs(locs) and plain_lastmods(dated) and plain_digests(digested)):  # type: ignore[arg-type]
+    # Without None (which mypy cannot tell from a "None not in" test).
+    dated = cast("list[str]", lastmods if None not in lastmods else [value for value in lastmods if value is not None])
+    digested = cast("list[str]", digests if None not in digests else [value for value in digests if value is not None])
+    if not (plain_locs(locs) and plain_lastmods(dated) and plain_digests(digested)):
         return False
     changefreqs = [entry.changefreq for entry in entries]
     priorities = [entry.priority for entry in entries]
-    # entry_lines.encode_fields, and dedupe.digest_line of the entries with a digest.
+    # entry_lines.encode_fields, and the digests of the entries with one.
     if changefreqs.count(None) == count and priorities.count(None) == count:
         # The crawl's entries: a loc, maybe a lastmod and a digest.
         lines = [
@@ -136,8 +137,7 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
             for loc, lastmod, changefreq, number, digest in zip(locs, lastmods, changefreqs, priorities, digests)
         ]
     done.lines += lines
-    if digested:
-        done.pairs += [f"+{digest}" for digest in digested]  # dedupe.digest_line; no None in digested
+    done.digests += digested  # no None in digested
     return True
 
 
@@ -145,7 +145,7 @@ def encode_entries(entries: list[tuple[int, Entry]], done: EncodedChunk, slow: l
     """Encode the decoded lines of the common shape into ``done``, each checked on its own;
     the indexes of the others into ``slow``."""
     lines = done.lines
-    pairs = done.pairs
+    digests = done.digests
     for index, entry in entries:
         loc = entry.loc
         # loc: "http(s)://" + host + path, every byte of a class, as xml._PLAIN_LOC.
@@ -182,8 +182,8 @@ def encode_entries(entries: list[tuple[int, Entry]], done: EncodedChunk, slow: l
             if not plain_digests([digest]):
                 slow.append(index)
                 continue
+            digests.append(digest)
             digest = "+" + digest
-            pairs.append(digest)  # dedupe.digest_line
         else:
             digest = "-"
         lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")

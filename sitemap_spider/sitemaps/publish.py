@@ -150,25 +150,25 @@ class SitemapSetBuilder:
         return self._staging / _SORT_DIR
 
     def add_sorted_run(
-        self, path: Path, entries: int, duplicates: int, digests: int, pairs: Path | None = None
+        self, path: Path, entries: int, duplicates: int, digests: int, digest_run: Path | None = None
     ) -> None:
         """Take a run file that another process made of checked entries.
 
         Its lines come from ``encode_fields`` of entries that passed ``check_fields``, sorted by
         ``runs.sort_into_run`` in ``sort_dir``: this is how ``scrapy publish`` parses and
-        checks big inputs on every core. ``pairs``, in ``sort_dir`` too, has the sorted
+        checks big inputs on every core. ``digest_run``, in ``sort_dir`` too, has the sorted
         ``dedupe.digest_line`` lines of the ``digests`` entries with a content digest; without
         it, pages with the same content are found by a slower second pass.
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
-        for run in (path, pairs):
+        for run in (path, digest_run):
             if run is not None and Path(run).parent != self.sort_dir:
                 raise SitemapError(f"{run} is not in {self.sort_dir}")
         self._sorter.add_run(path, entries, duplicates)
         self._digests += digests
-        if pairs is not None:
-            self._digest_lines.add_run(pairs, digests, 0)
+        if digest_run is not None:
+            self._digest_lines.add_run(digest_run, digests, 0)
         elif digests:
             self._all_digests = False
 

@@ -19,15 +19,19 @@ logger = logging.getLogger(__name__)
 _WRITE_BLOCK_LINES = 16 * 1024
 
 
-def write_run(lines: Iterable[str], work_dir: Path) -> Path:
+def write_run(lines: Iterable[str], work_dir: Path, prefix: str = "") -> Path:
+    """A new run file in ``work_dir`` of ``lines`` (sorted by the caller), each written after ``prefix``."""
     fd, name = tempfile.mkstemp(prefix="sort-run-", suffix=".tsv", dir=work_dir)
     # surrogateescape: a run file must hold whatever str it is given, checked or not.
     with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
         # Joined in C, a block at a time (lines may be a merge that does not fit in memory):
-        # a Python step per line costs as much as the sort.
+        # a Python step per line costs as much as the sort. The prefix goes in with the
+        # separators, not into a new string per line.
+        separator = "\n" + prefix
         remaining = iter(lines)
         while block := list(itertools.islice(remaining, _WRITE_BLOCK_LINES)):
-            out.write("\n".join(block))
+            out.write(prefix)
+            out.write(separator.join(block))
             out.write("\n")
     logger.debug("Wrote sort run %s", name)
     return Path(name)
