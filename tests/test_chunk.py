@@ -212,6 +212,15 @@ def test_a_block_of_one_site_and_an_odd_line_in_it() -> None:
         assert_same_as_general([*site[:10], odd, *site[10:]])
 
 
+def test_a_loc_too_short_for_the_xsd_in_a_block_of_a_short_origin() -> None:
+    # The block check leaves out the shortest-loc test only for an origin of 12 characters
+    # or more: "http://a.b/" is 11, and the loc that is only the origin is a bad line.
+    lines = [crawl_line(f"http://a.b/{i}", "2024-05-01") for i in range(5)]
+    lines.insert(3, crawl_line("http://a.b/", "2024-05-01"))
+    assert general(lines)[2][0][0] == 4
+    assert_same_as_general(lines)
+
+
 def test_a_line_of_two_objects_beside_a_blank_line() -> None:
     # msgspec reads a stream of values: two on one line and none on another give the count of
     # lines; the general path says the first line is bad (extra data) and skips the blank one.

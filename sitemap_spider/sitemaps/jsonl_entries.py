@@ -120,10 +120,13 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
     # entry_lines.encode_fields, and the digests of the entries with one.
     if changefreqs.count(None) == count and priorities.count(None) == count:
         # The crawl's entries: a loc, maybe a lastmod and a digest.
-        lines = [
-            f"{loc}\t{'-' if lastmod is None else '+' + lastmod}\t-\t-\t{'-' if digest is None else '+' + digest}"
-            for loc, lastmod, digest in zip(locs, lastmods, digests)
-        ]
+        if dated is lastmods and digested is digests:  # each has both: no "+" joined first
+            lines = [f"{loc}\t+{lastmod}\t-\t-\t+{digest}" for loc, lastmod, digest in zip(locs, lastmods, digests)]
+        else:
+            lines = [
+                f"{loc}\t{'-' if lastmod is None else '+' + lastmod}\t-\t-\t{'-' if digest is None else '+' + digest}"
+                for loc, lastmod, digest in zip(locs, lastmods, digests)
+            ]
     else:
         if not CHANGEFREQS.issuperset(value for value in changefreqs if value is not None):
             return False

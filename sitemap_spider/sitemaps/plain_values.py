@@ -38,13 +38,13 @@ def plain_locs(locs: list[str]) -> bool:
     text = "\n".join(locs)
     count = len(locs)
     # Each loc starts with the origin (no loc holds a newline: the count says so), holds only
-    # plain characters, and has a length the XSD accepts.
+    # plain characters, and has a length the XSD accepts: none is shorter than the origin.
     return (
         text.startswith(origin)
         and text.count("\n") == count - 1
         and text.count("\n" + origin) == count - 1
         and not text.encode().translate(None, _PLAIN_BYTES_AND_NEWLINE)
-        and MIN_LOC_LENGTH <= min(map(len, locs))
+        and (len(origin) >= MIN_LOC_LENGTH or MIN_LOC_LENGTH <= min(map(len, locs)))
         and max(map(len, locs)) <= MAX_LOC_LENGTH
     )
 
