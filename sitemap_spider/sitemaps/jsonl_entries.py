@@ -11,7 +11,7 @@ import msgspec
 
 from sitemap_spider.sitemaps.inputs import too_deep
 from sitemap_spider.sitemaps.plain_values import plain_digests, plain_lastmods, plain_loc, plain_locs
-from sitemap_spider.sitemaps.xml import CHANGEFREQS
+from sitemap_spider.sitemaps.xml import CHANGEFREQS, needs_escaping
 
 if TYPE_CHECKING:  # chunk.py imports this module
     from sitemap_spider.sitemaps.chunk import EncodedChunk
@@ -141,6 +141,7 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
         ]
     done.lines += lines
     done.digests += digested  # no None in digested
+    done.escapes = done.escapes or needs_escaping("".join(locs))
     return True
 
 
@@ -190,4 +191,6 @@ def encode_entries(entries: list[tuple[int, Entry]], done: EncodedChunk, slow: l
         else:
             digest = "-"
         lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")
+        if not done.escapes and needs_escaping(loc):
+            done.escapes = True
 

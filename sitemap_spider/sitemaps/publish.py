@@ -110,6 +110,9 @@ class SitemapSetBuilder:
             raise
         self._done = False
         self._digests = 0  # entries added with a content_digest
+        # Whether some loc may hold a character the XML escapes: entries added here are not
+        # looked at for them (the publishing loop does, a block at a time), runs say so.
+        self._escapes = False
         self._all_digests = True  # every one of them is in self._digest_lines
 
     @property
@@ -123,6 +126,7 @@ class SitemapSetBuilder:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
         check_entry(entry)
         self._sorter.add(entry)
+        self._escapes = True
         if entry.content_digest is not None:
             self._digests += 1
             self._digest_lines.add_line(digest_line(entry.content_digest))
@@ -140,6 +144,7 @@ class SitemapSetBuilder:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
         check_fields(loc, lastmod, changefreq, priority)
         self._sorter.add_line(encode_fields(loc, lastmod, changefreq, priority, content_digest))
+        self._escapes = True
         if content_digest is not None:
             self._digests += 1
             self._digest_lines.add_line(digest_line(content_digest))
@@ -150,7 +155,14 @@ class SitemapSetBuilder:
         return self._staging / _SORT_DIR
 
     def add_sorted_run(
-        self, path: Path, entries: int, duplicates: int, digests: int, digest_run: Path | None = None
+        self,
+        path: Path,
+        entries: int,
+        duplicates: int,
+        digests: int,
+        digest_run: Path | None = None,
+        *,
+        escapes: bool = True,
     ) -> None:
         """Take a run file that another process made of checked entries.
 
@@ -158,7 +170,8 @@ class SitemapSetBuilder:
         ``runs.sort_into_run`` in ``sort_dir``: this is how ``scrapy publish`` parses and
         checks big inputs on every core. ``digest_run``, in ``sort_dir`` too, has the sorted
         ``dedupe.digest_line`` lines of the ``digests`` entries with a content digest; without
-        it, pages with the same content are found by a slower second pass.
+        it, pages with the same content are found by a slower second pass. ``escapes``: False
+        when no loc of the run holds a character the XML escapes (``xml.needs_escaping``).
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
@@ -166,6 +179,7 @@ class SitemapSetBuilder:
             if run is not None and Path(run).parent != self.sort_dir:
                 raise SitemapError(f"{run} is not in {self.sort_dir}")
         self._sorter.add_run(path, entries, duplicates)
+        self._escapes = self._escapes or escapes
         self._digests += digests
         if digest_run is not None:
             self._digest_lines.add_run(digest_run, digests, 0)
@@ -193,7 +207,7 @@ class SitemapSetBuilder:
                 raise EmptySitemapError(
                     f"no sitemap entry to publish; {self.options.output_dir} left as it was"
                 )
-            loop = PublishLoop(self._staging, self.options, on_content_duplicate)
+            loop = PublishLoop(self._staging, self.options, on_content_duplicate, escapes=self._escapes)
             shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
             write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
             self._sorter.close()

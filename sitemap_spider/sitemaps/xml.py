@@ -81,6 +81,11 @@ _MAX_ZONE_OFFSET = timedelta(hours=14)  # the XSD date/time types allow -14:00..
 _ESCAPES: Final = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&apos;"))
 
 
+def needs_escaping(text: str) -> bool:
+    """True if ``text`` holds one of the five characters ``escape`` replaces."""
+    return "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+
+
 def escape(text: str) -> str:
     """Entity-escape the five XML special characters, as the protocol asks."""
     # "&" goes first so the other replacements' ampersands are not escaped again.
