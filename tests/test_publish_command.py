@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def write_lines(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def jsonl(*items: dict[str, object]) -> list[str]:
+def jsonl(*items: Mapping[str, object]) -> list[str]:
     return [json.dumps(item) for item in items]
 
 
