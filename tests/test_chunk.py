@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from sitemap_spider.sitemaps import chunk
 from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
-from sitemap_spider.sitemaps.entry_lines import encode_fields
+from sitemap_spider.sitemaps.entry_lines import decode_fields, encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
-from sitemap_spider.sitemaps.xml import check_fields, needs_escaping
+from sitemap_spider.sitemaps.xml import check_fields, verbatim
 
 BASE = "https://www.example.com/"
 
@@ -61,8 +61,8 @@ def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "
         assert done.line_count == len(raw_lines)
         assert sorted(done.lines) == sorted(lines)
         assert sorted(done.digests) == sorted(digests)
-        # Exactly when some loc that was kept holds a character the XML escapes.
-        assert done.escapes == any(needs_escaping(line.split("\t")[0]) for line in lines)
+        # Exactly when every loc and lastmod that was kept goes into the XML as it is.
+        assert done.verbatim == all(verbatim(*decode_fields(line)[:2]) for line in lines)
         assert done.bad == bad[:20]
         assert done.bad_count == len(bad)
 
@@ -224,7 +224,7 @@ def test_a_loc_too_short_for_the_xsd_in_a_block_of_a_short_origin() -> None:
 
 
 def test_a_loc_the_xml_escapes_is_noticed_on_every_path() -> None:
-    # The publishing loop looks for characters to escape only in runs that say they have some.
+    # The publishing loop looks for characters to escape only in runs that do not say they have none.
     site = [crawl_line(f"{BASE}p/{i}", "2024-05-01") for i in range(2 * _BLOCK_LINES)]
     two_sites = [crawl_line(f"https://{'a' if i % 2 else 'b'}.example.com/{i}", "2024-05-01") for i in range(40)]
     for lines in (site, two_sites):
@@ -234,12 +234,22 @@ def test_a_loc_the_xml_escapes_is_noticed_on_every_path() -> None:
             for at in (0, 7, len(lines) - 1):
                 mixed = [*lines[:at], crawl_line(loc, "2024-05-01"), *lines[at:]]
                 assert_same_as_general(mixed)
-                assert encode_chunk("jsonl", mixed, 1, stop=False).escapes == escapes
+                assert encode_chunk("jsonl", mixed, 1, stop=False).verbatim == (not escapes)
     urls = [f"{BASE}p/{i}".encode() for i in range(_BLOCK_LINES + 10)]
     for odd in (BASE.encode() + b"q?a=1&b=2", BASE.encode() + b"sp ace&", BASE.encode() + b"plain"):
         mixed = [*urls[:5], odd, *urls[5:]]
         assert_same_as_general(mixed, kind="txt")
-        assert encode_chunk("txt", mixed, 1, stop=False).escapes == (b"&" in odd and b" " not in odd)
+        assert encode_chunk("txt", mixed, 1, stop=False).verbatim == (b"&" not in odd or b" " in odd)
+
+
+def test_a_lastmod_without_seconds_is_noticed_on_the_general_path() -> None:
+    # W3C Datetime allows hh:mm; the XML gets ":00" added, so the run is not verbatim.
+    site = [crawl_line(f"{BASE}p/{i}", "2024-05-01T10:20:30Z") for i in range(20)]
+    for lastmod, expected in (("2024-05-01T10:20Z", False), ("2024-05-01T10:20+02:00", False),
+                              ("2024-05-01T10:20:30.5Z", True), ("2024-05-01", True)):
+        mixed = [*site[:3], crawl_line(BASE + "x", lastmod), *site[3:]]
+        assert_same_as_general(mixed)
+        assert encode_chunk("jsonl", mixed, 1, stop=False).verbatim == expected
 
 
 def test_a_line_of_two_objects_beside_a_blank_line() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -405,3 +406,31 @@ def test_shards_too_big_for_a_tree_are_compressed_and_validated_from_their_files
     build(OutputOptions(tmp_path / "files", BASE, max_urls=100, gzip=gzip), entries)
     assert snapshot(tmp_path / "files") == snapshot(tmp_path / "trees")
     assert len(read_sitemap_set(tmp_path / "files", BASE)) == len(expected(entries))
+
+
+@pytest.mark.parametrize("gzip", [False, True])
+def test_the_verbatim_loop_writes_the_bytes_of_the_general_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gzip: bool
+) -> None:
+    # Locs with nothing to escape and lastmods with seconds take the publishing loop's short
+    # path (xml.verbatim); told that no entry qualifies, the builder takes the general one.
+    # Repeated locs, pages sharing content, changefreq and priority: the same bytes.
+    from sitemap_spider.sitemaps import publish as publish_module
+
+    entries = [
+        replace(entry, loc=entry.loc.replace("&", "-").replace("'", "")) for entry in site(900) + content_site(600)
+    ]
+    options = OutputOptions(tmp_path / "verbatim", BASE, max_urls=100, gzip=gzip)
+    with SitemapSetBuilder(options) as builder:
+        for entry in entries:
+            builder.add(entry)
+        assert builder._verbatim
+        verbatim = builder.publish()
+    monkeypatch.setattr(publish_module, "verbatim", lambda loc, lastmod: False)
+    general = build(OutputOptions(tmp_path / "general", BASE, max_urls=100, gzip=gzip), entries)
+    assert (verbatim.urls, verbatim.duplicates, verbatim.content_duplicates) == (
+        general.urls, general.duplicates, general.content_duplicates
+    )
+    assert verbatim.content_duplicates > 0 and verbatim.duplicates > 0
+    assert snapshot(tmp_path / "verbatim") == snapshot(tmp_path / "general")
+    read_sitemap_set(tmp_path / "verbatim", BASE)

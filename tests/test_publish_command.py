@@ -289,18 +289,20 @@ def test_missing_input_file_exits_2(tmp_path: Path) -> None:
     assert "error: " in run.stderr and "nowhere.jl" in run.stderr
 
 
-def big_input(count: int, bad_every: int) -> list[str]:
+def big_input(count: int, bad_every: int, odd_chunk: bool = False) -> list[str]:
+    """``odd_chunk``: lines 2,000-2,099 have locs the XML escapes and lastmods without seconds."""
     lines = []
     for i in range(count):
         if i % bad_every == bad_every - 1:
             lines.append(json.dumps({"loc": f"relative/{i}"}))
             continue
         page = (i * 7919) % (count - 500)  # unsorted, and the last 500 repeat earlier pages
-        # Locs the XML escapes in one chunk of 1,000 lines only: the others say they have none.
-        query = f"?a={i}&b='{i % 3}'" if 2000 <= i < 2100 else ""
+        odd = odd_chunk and 2000 <= i < 2100
+        query = f"?a={i}&b='{i % 3}'" if odd else ""
+        seconds = "" if odd else ":00"
         lines.append(json.dumps({
             "loc": f"{BASE}s{page % 7}/p{page}.html{query}",
-            "lastmod": f"2024-0{page % 9 + 1}-1{page % 10}T10:00:00+0{page % 3}:00" if page % 4 else None,
+            "lastmod": f"2024-0{page % 9 + 1}-1{page % 10}T10:00{seconds}+0{page % 3}:00" if page % 4 else None,
             "content_digest": f"{page % 3000:x}",  # some pages share content
         }))
     return lines
@@ -423,11 +425,14 @@ def test_shards_compressed_after_writing_are_the_bytes_a_gzip_writer_makes(tmp_p
         assert (tmp_path / f"{number}-whole.gz").read_bytes() == expected
 
 
-def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("odd_chunk", [False, True])
+def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path: Path, odd_chunk: bool) -> None:
     # Lines of the crawl's shape (the fast paths), others (the general path), bad lines, pages
     # sharing content and repeated URLs, parsed in chunks by worker processes: the set is the
-    # one a crawl's builder makes of the same entries, byte for byte.
-    lines = big_input(6000, bad_every=900)
+    # one a crawl's builder makes of the same entries, byte for byte. Without the odd chunk,
+    # every run says its locs and lastmods go into the XML as they are (the verbatim loop);
+    # with it, one run does not, and the builder's loop looks at every block.
+    lines = big_input(6000, bad_every=900, odd_chunk=odd_chunk)
     entries = []
     for i, line in enumerate(lines):
         record = json.loads(line)
@@ -448,7 +453,9 @@ def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path
                   "-s", "SITEMAP_MAX_URLS=1000", "-s", "SITEMAP_GZIP=true")
     assert run.returncode == 0, run.describe()
     assert snapshot(run.output_dir) == snapshot(tmp_path / "direct")
-    assert any("&b='" in url["loc"] for url in run.urls())  # read back unescaped
+    urls = run.urls()
+    assert any("&b='" in url["loc"] for url in urls) == odd_chunk  # read back unescaped
+    assert any(url.get("lastmod", "").endswith("T10:00:00+01:00") for url in urls)
     assert f"{direct.content_duplicates:,} page(s) with the content of another left out" in run.stdout
     assert direct.content_duplicates > 1000
 

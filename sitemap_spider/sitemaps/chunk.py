@@ -27,7 +27,7 @@ from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
 from sitemap_spider.sitemaps.jsonl_entries import Entry, decode, decode_all, encode_columns, encode_entries
 from sitemap_spider.sitemaps.plain_values import plain_locs
-from sitemap_spider.sitemaps.xml import check_fields, needs_escaping
+from sitemap_spider.sitemaps.xml import check_fields, needs_escaping, verbatim
 
 # Lines checked together by jsonl_entries.encode_columns: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096
@@ -47,9 +47,9 @@ class EncodedChunk:
     # the "+" of dedupe.digest_line (runs.write_run's prefix), sorted as they would be with it.
     digests: list[str] = field(default_factory=list)
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason), the first ones
-    # Some loc of lines holds a character the XML escapes: without one, the publishing loop
-    # does not look for them in the run's lines.
-    escapes: bool = False
+    # Every loc and lastmod of lines goes into the XML as it is (xml.verbatim): the publishing
+    # loop then neither looks for characters to escape nor for lastmods to complete.
+    verbatim: bool = True
     bad_count: int = 0
     last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
     line_count: int = 0  # lines in the chunk
@@ -88,7 +88,8 @@ def encode_chunk(
                 loc, lastmod, changefreq, priority, digest = to_fields(record)
                 check_fields(loc, lastmod, changefreq, priority)
                 done.lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
-                done.escapes = done.escapes or needs_escaping(loc)
+                if done.verbatim and not verbatim(loc, lastmod):
+                    done.verbatim = False
             except InvalidEntryError as exc:
                 done.bad_count += 1
                 if len(done.bad) < MAX_REPORTED_BAD_LINES:
@@ -216,7 +217,8 @@ def _encode_txt_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
         if text and plain_locs(text.split("\n")):
             # Run lines of entries with a loc only (entry_lines.encode_fields), in a few C-level steps.
             done.lines += (text.replace("\n", _LOC_ONLY + "\n") + _LOC_ONLY).split("\n")
-            done.escapes = done.escapes or needs_escaping(text)
+            if done.verbatim and needs_escaping(text):
+                done.verbatim = False
         else:
             slow.extend(range(start, start + len(block)))
     return slow

@@ -93,7 +93,7 @@ class Ingest:
         if done.run is not None:
             digest_run = None if done.digest_run is None else Path(done.digest_run)
             self.builder.add_sorted_run(
-                Path(done.run), done.entries, done.duplicates, done.digests, digest_run, escapes=done.escapes
+                Path(done.run), done.entries, done.duplicates, done.digests, digest_run, verbatim=done.verbatim
             )
         return True
 
@@ -165,7 +165,7 @@ class ChunkResult:
     run: str | None  # sorted run file in the builder's sort_dir; None when stopped or empty
     digest_run: str | None = None  # sorted digest lines (dedupe.digest_line) of the entries with a digest
     last_record: int = 0  # the last line that was an entry or a bad line; 0: none
-    escapes: bool = True  # some loc of the run holds a character the XML escapes (EncodedChunk.escapes)
+    verbatim: bool = False  # every loc and lastmod of the run goes into the XML as it is (EncodedChunk.verbatim)
 
 
 def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, stop: bool, spool: bool) -> ChunkResult:
@@ -190,7 +190,7 @@ def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: in
         digest_run = str(write_run(done.digests, run_dir, prefix=DIGEST_LINE_PREFIX))
     digests = len(done.digests)
     return ChunkResult(
-        lines, len(done.lines), duplicates, digests, bad, done.bad_count, str(run), digest_run, last, done.escapes
+        lines, len(done.lines), duplicates, digests, bad, done.bad_count, str(run), digest_run, last, done.verbatim
     )
 
 

@@ -141,7 +141,9 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
         ]
     done.lines += lines
     done.digests += digested  # no None in digested
-    done.escapes = done.escapes or needs_escaping("".join(locs))
+    # Lastmods of these shapes go into the XML as they are; a loc may need escaping.
+    if done.verbatim and needs_escaping("".join(locs)):
+        done.verbatim = False
     return True
 
 
@@ -191,6 +193,6 @@ def encode_entries(entries: list[tuple[int, Entry]], done: EncodedChunk, slow: l
         else:
             digest = "-"
         lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")
-        if not done.escapes and needs_escaping(loc):
-            done.escapes = True
+        if done.verbatim and needs_escaping(loc):  # the lastmod's shape was checked
+            done.verbatim = False
 

@@ -41,6 +41,7 @@ from sitemap_spider.sitemaps.xml import (
     check_entry,
     check_fields,
     check_loc,
+    verbatim,
 )
 
 logger = logging.getLogger(__name__)
@@ -110,9 +111,9 @@ class SitemapSetBuilder:
             raise
         self._done = False
         self._digests = 0  # entries added with a content_digest
-        # Whether some loc may hold a character the XML escapes: entries added here are not
-        # looked at for them (the publishing loop does, a block at a time), runs say so.
-        self._escapes = False
+        # Whether every loc and lastmod goes into the XML as it is (xml.verbatim): looked at as
+        # entries are added here, said by the runs of other processes.
+        self._verbatim = True
         self._all_digests = True  # every one of them is in self._digest_lines
 
     @property
@@ -126,7 +127,8 @@ class SitemapSetBuilder:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
         check_entry(entry)
         self._sorter.add(entry)
-        self._escapes = True
+        if self._verbatim and not verbatim(entry.loc, entry.lastmod):
+            self._verbatim = False
         if entry.content_digest is not None:
             self._digests += 1
             self._digest_lines.add_line(digest_line(entry.content_digest))
@@ -144,7 +146,8 @@ class SitemapSetBuilder:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
         check_fields(loc, lastmod, changefreq, priority)
         self._sorter.add_line(encode_fields(loc, lastmod, changefreq, priority, content_digest))
-        self._escapes = True
+        if self._verbatim and not verbatim(loc, lastmod):
+            self._verbatim = False
         if content_digest is not None:
             self._digests += 1
             self._digest_lines.add_line(digest_line(content_digest))
@@ -162,7 +165,7 @@ class SitemapSetBuilder:
         digests: int,
         digest_run: Path | None = None,
         *,
-        escapes: bool = True,
+        verbatim: bool = False,
     ) -> None:
         """Take a run file that another process made of checked entries.
 
@@ -170,8 +173,8 @@ class SitemapSetBuilder:
         ``runs.sort_into_run`` in ``sort_dir``: this is how ``scrapy publish`` parses and
         checks big inputs on every core. ``digest_run``, in ``sort_dir`` too, has the sorted
         ``dedupe.digest_line`` lines of the ``digests`` entries with a content digest; without
-        it, pages with the same content are found by a slower second pass. ``escapes``: False
-        when no loc of the run holds a character the XML escapes (``xml.needs_escaping``).
+        it, pages with the same content are found by a slower second pass. ``verbatim``: every
+        loc and lastmod of the run goes into the XML as it is (``xml.verbatim``).
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
@@ -179,7 +182,7 @@ class SitemapSetBuilder:
             if run is not None and Path(run).parent != self.sort_dir:
                 raise SitemapError(f"{run} is not in {self.sort_dir}")
         self._sorter.add_run(path, entries, duplicates)
-        self._escapes = self._escapes or escapes
+        self._verbatim = self._verbatim and verbatim
         self._digests += digests
         if digest_run is not None:
             self._digest_lines.add_run(digest_run, digests, 0)
@@ -207,7 +210,7 @@ class SitemapSetBuilder:
                 raise EmptySitemapError(
                     f"no sitemap entry to publish; {self.options.output_dir} left as it was"
                 )
-            loop = PublishLoop(self._staging, self.options, on_content_duplicate, escapes=self._escapes)
+            loop = PublishLoop(self._staging, self.options, on_content_duplicate, verbatim=self._verbatim)
             shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
             write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
             self._sorter.close()

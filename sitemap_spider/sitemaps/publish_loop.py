@@ -40,12 +40,12 @@ class PublishLoop:
         options: OutputOptions,
         on_content_duplicate: Callable[[SitemapEntry], None] | None,
         *,
-        escapes: bool = True,
+        verbatim: bool = False,
     ) -> None:
-        """``on_content_duplicate`` is told of each entry dropped for its content; ``escapes``:
-        False when no loc holds a character the XML escapes, so no block is looked at for one."""
+        """``on_content_duplicate`` is told of each entry dropped for its content; ``verbatim``:
+        every loc and lastmod goes into the XML as it is (``xml.verbatim``)."""
         self._staging = staging
-        self._escapes = escapes
+        self._verbatim = verbatim
         self.options = options
         self._on_content_duplicate = on_content_duplicate
         self.duplicates = 0  # repeated locs dropped while writing
@@ -116,15 +116,17 @@ class PublishLoop:
     ) -> None:
         """Write sorted run lines: the first of each loc, and of each digest in ``shared`` (set
         to True once a line of it is written)."""
+        if self._verbatim:
+            self._write_verbatim_blocks(writer, blocks, shared)
+            return
         # The one loop that runs once per published URL: inlined, with the common entry (a
         # loc, maybe a lastmod) formatted by one f-string.
         previous = None
         for block in blocks:
             lines: list[str] = []
             lastmods: list[str] = []
-            # Escaping is the exception: decided once for the block, if some loc may need it
-            # (a Python step per block, some 0.1 s for a million lines).
-            special = self._escapes and needs_escaping("".join(block))
+            # Escaping is the exception: decided once for the block.
+            special = needs_escaping("".join(block))
             for line in block:
                 loc, lastmod, changefreq, priority, digest = line.split("\t")
                 if loc == previous:
@@ -154,6 +156,53 @@ class PublishLoop:
                         )
                     )
                 lastmods.append(lastmod)
+            writer.write_lines(lines, lastmods)
+
+    def _write_verbatim_blocks(
+        self,
+        writer: ShardWriter,
+        blocks: Iterable[list[str]],
+        shared: dict[str, bool],
+    ) -> None:
+        """``_write_blocks`` of lines whose locs and lastmods go into the XML as they are (the
+        runs of ``scrapy publish``'s workers say so): the same bytes, without a join and five
+        scans per block or a look at each lastmod, some 0.2 s less per million lines."""
+        previous = None
+        for block in blocks:
+            lines: list[str] = []
+            lastmods: list[str] = []
+            add_line = lines.append
+            add_lastmod = lastmods.append
+            for line in block:
+                loc, lastmod, changefreq, priority, digest = line.split("\t")
+                if loc == previous:
+                    self.duplicates += 1
+                    continue
+                previous = loc
+                if digest in shared:
+                    if shared[digest]:
+                        self._content_duplicate(line)
+                        continue
+                    shared[digest] = True
+                if changefreq == "-" and priority == "-":
+                    if lastmod == "-":
+                        add_line(f"<url><loc>{loc}</loc></url>\n")
+                        add_lastmod("")
+                    else:
+                        lastmod = lastmod[1:]
+                        add_line(f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>\n")
+                        add_lastmod(lastmod)
+                    continue
+                lastmod = lastmod[1:]
+                add_line(
+                    url_line(
+                        loc,
+                        lastmod or None,
+                        None if changefreq == "-" else changefreq[1:],
+                        None if priority == "-" else float(priority[1:]),
+                    )
+                )
+                add_lastmod(lastmod)
             writer.write_lines(lines, lastmods)
 
     def _content_duplicate(self, line: str) -> None:
