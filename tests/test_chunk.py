@@ -14,7 +14,7 @@ from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
 from sitemap_spider.sitemaps.entry_lines import decode_fields, encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
-from sitemap_spider.sitemaps.xml import check_fields, verbatim
+from sitemap_spider.sitemaps.xml import check_fields, is_verbatim
 
 BASE = "https://www.example.com/"
 
@@ -62,7 +62,7 @@ def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "
         assert sorted(done.lines) == sorted(lines)
         assert sorted(done.digests) == sorted(digests)
         # Exactly when every loc and lastmod that was kept goes into the XML as it is.
-        assert done.verbatim == all(verbatim(*decode_fields(line)[:2]) for line in lines)
+        assert done.verbatim == all(is_verbatim(*decode_fields(line)[:2]) for line in lines)
         assert done.bad == bad[:20]
         assert done.bad_count == len(bad)
 

@@ -413,7 +413,7 @@ def test_the_verbatim_loop_writes_the_bytes_of_the_general_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gzip: bool
 ) -> None:
     # Locs with nothing to escape and lastmods with seconds take the publishing loop's short
-    # path (xml.verbatim); told that no entry qualifies, the builder takes the general one.
+    # path (xml.is_verbatim); told that no entry qualifies, the builder takes the general one.
     # Repeated locs, pages sharing content, changefreq and priority: the same bytes.
     from sitemap_spider.sitemaps import publish as publish_module
 
@@ -426,7 +426,7 @@ def test_the_verbatim_loop_writes_the_bytes_of_the_general_loop(
             builder.add(entry)
         assert builder._verbatim
         verbatim = builder.publish()
-    monkeypatch.setattr(publish_module, "verbatim", lambda loc, lastmod: False)
+    monkeypatch.setattr(publish_module, "is_verbatim", lambda loc, lastmod: False)
     general = build(OutputOptions(tmp_path / "general", BASE, max_urls=100, gzip=gzip), entries)
     assert (verbatim.urls, verbatim.duplicates, verbatim.content_duplicates) == (
         general.urls, general.duplicates, general.content_duplicates

@@ -430,8 +430,9 @@ def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path
     # Lines of the crawl's shape (the fast paths), others (the general path), bad lines, pages
     # sharing content and repeated URLs, parsed in chunks by worker processes: the set is the
     # one a crawl's builder makes of the same entries, byte for byte. Without the odd chunk,
-    # every run says its locs and lastmods go into the XML as they are (the verbatim loop);
-    # with it, one run does not, and the builder's loop looks at every block.
+    # every run says its locs and lastmods go into the XML as they are, and the publishing
+    # loop takes its short path (tests/test_publish.py compares the two paths' bytes); with
+    # it, one run does not, and the loop looks at every block.
     lines = big_input(6000, bad_every=900, odd_chunk=odd_chunk)
     entries = []
     for i, line in enumerate(lines):

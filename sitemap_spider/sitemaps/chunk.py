@@ -27,7 +27,7 @@ from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
 from sitemap_spider.sitemaps.jsonl_entries import Entry, decode, decode_all, encode_columns, encode_entries
 from sitemap_spider.sitemaps.plain_values import plain_locs
-from sitemap_spider.sitemaps.xml import check_fields, needs_escaping, verbatim
+from sitemap_spider.sitemaps.xml import check_fields, is_verbatim, needs_escaping
 
 # Lines checked together by jsonl_entries.encode_columns: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096
@@ -47,8 +47,10 @@ class EncodedChunk:
     # the "+" of dedupe.digest_line (runs.write_run's prefix), sorted as they would be with it.
     digests: list[str] = field(default_factory=list)
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason), the first ones
-    # Every loc and lastmod of lines goes into the XML as it is (xml.verbatim): the publishing
-    # loop then neither looks for characters to escape nor for lastmods to complete.
+    # Every loc and lastmod of lines goes into the XML as it is (xml.is_verbatim): the publishing
+    # loop then neither looks for characters to escape nor for lastmods to complete. True until
+    # a line says otherwise: every path that adds to lines must clear it when it has to
+    # (tests/test_chunk.py checks each one against is_verbatim of the lines kept).
     verbatim: bool = True
     bad_count: int = 0
     last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
@@ -88,7 +90,7 @@ def encode_chunk(
                 loc, lastmod, changefreq, priority, digest = to_fields(record)
                 check_fields(loc, lastmod, changefreq, priority)
                 done.lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
-                if done.verbatim and not verbatim(loc, lastmod):
+                if done.verbatim and not is_verbatim(loc, lastmod):
                     done.verbatim = False
             except InvalidEntryError as exc:
                 done.bad_count += 1

@@ -51,7 +51,8 @@ def plain_locs(locs: list[str]) -> bool:
 
 def plain_lastmods(lastmods: list[str]) -> bool:
     """True if every lastmod is of the first one's form: a date, or a date-time with seconds
-    and the first one's zone."""
+    and the first one's zone. Only forms that go into the XML as they are (xml.is_verbatim):
+    the chunks' verbatim flag counts on it."""
     if not lastmods:
         return True
     shape = lastmods[0].encode().translate(_DIGITS_TO_ZERO)

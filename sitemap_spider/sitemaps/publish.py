@@ -41,7 +41,7 @@ from sitemap_spider.sitemaps.xml import (
     check_entry,
     check_fields,
     check_loc,
-    verbatim,
+    is_verbatim,
 )
 
 logger = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ class SitemapSetBuilder:
             raise
         self._done = False
         self._digests = 0  # entries added with a content_digest
-        # Whether every loc and lastmod goes into the XML as it is (xml.verbatim): looked at as
+        # Whether every loc and lastmod goes into the XML as it is (xml.is_verbatim): looked at as
         # entries are added here, said by the runs of other processes.
         self._verbatim = True
         self._all_digests = True  # every one of them is in self._digest_lines
@@ -127,7 +127,7 @@ class SitemapSetBuilder:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
         check_entry(entry)
         self._sorter.add(entry)
-        if self._verbatim and not verbatim(entry.loc, entry.lastmod):
+        if self._verbatim and not is_verbatim(entry.loc, entry.lastmod):
             self._verbatim = False
         if entry.content_digest is not None:
             self._digests += 1
@@ -146,7 +146,7 @@ class SitemapSetBuilder:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
         check_fields(loc, lastmod, changefreq, priority)
         self._sorter.add_line(encode_fields(loc, lastmod, changefreq, priority, content_digest))
-        if self._verbatim and not verbatim(loc, lastmod):
+        if self._verbatim and not is_verbatim(loc, lastmod):
             self._verbatim = False
         if content_digest is not None:
             self._digests += 1
@@ -174,7 +174,7 @@ class SitemapSetBuilder:
         checks big inputs on every core. ``digest_run``, in ``sort_dir`` too, has the sorted
         ``dedupe.digest_line`` lines of the ``digests`` entries with a content digest; without
         it, pages with the same content are found by a slower second pass. ``verbatim``: every
-        loc and lastmod of the run goes into the XML as it is (``xml.verbatim``).
+        loc and lastmod of the run goes into the XML as it is (``xml.is_verbatim``).
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")

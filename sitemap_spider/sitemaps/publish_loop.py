@@ -43,7 +43,7 @@ class PublishLoop:
         verbatim: bool = False,
     ) -> None:
         """``on_content_duplicate`` is told of each entry dropped for its content; ``verbatim``:
-        every loc and lastmod goes into the XML as it is (``xml.verbatim``)."""
+        every loc and lastmod goes into the XML as it is (``xml.is_verbatim``)."""
         self._staging = staging
         self._verbatim = verbatim
         self.options = options
@@ -164,9 +164,10 @@ class PublishLoop:
         blocks: Iterable[list[str]],
         shared: dict[str, bool],
     ) -> None:
-        """``_write_blocks`` of lines whose locs and lastmods go into the XML as they are (the
-        runs of ``scrapy publish``'s workers say so): the same bytes, without a join and five
-        scans per block or a look at each lastmod, some 0.2 s less per million lines."""
+        """``_write_blocks`` of lines whose locs and lastmods go into the XML as they are (as the
+        builder found of the entries added to it and the runs of other processes said of
+        theirs): the same bytes, without a join and five scans per block or a look at each
+        lastmod, some 0.17 s less per million lines."""
         previous = None
         for block in blocks:
             lines: list[str] = []

@@ -86,7 +86,7 @@ def needs_escaping(text: str) -> bool:
     return "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
 
 
-def verbatim(loc: str, lastmod: str | None) -> bool:
+def is_verbatim(loc: str, lastmod: str | None) -> bool:
     """True if a checked loc and lastmod go into a ``<url>`` as they are: nothing to escape,
     seconds in the lastmod (``xml_lastmod``)."""
     return not needs_escaping(loc) and (lastmod is None or len(lastmod) < 17 or lastmod[16] == ":")
