@@ -409,11 +409,11 @@ def test_shards_too_big_for_a_tree_are_compressed_and_validated_from_their_files
 
 
 @pytest.mark.parametrize("gzip", [False, True])
-def test_the_verbatim_loop_writes_the_bytes_of_the_general_loop(
+def test_a_verbatim_set_is_written_as_a_checked_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gzip: bool
 ) -> None:
-    # Locs with nothing to escape and lastmods with seconds take the publishing loop's short
-    # path (xml.is_verbatim); told that no entry qualifies, the builder takes the general one.
+    # Locs with nothing to escape and lastmods with seconds skip the publishing loop's looks
+    # for them (xml.is_verbatim); told that no entry qualifies, the builder has the loop look.
     # Repeated locs, pages sharing content, changefreq and priority: the same bytes.
     from sitemap_spider.sitemaps import publish as publish_module
 

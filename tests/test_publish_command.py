@@ -431,8 +431,9 @@ def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path
     # sharing content and repeated URLs, parsed in chunks by worker processes: the set is the
     # one a crawl's builder makes of the same entries, byte for byte. Without the odd chunk,
     # every run says its locs and lastmods go into the XML as they are, and the publishing
-    # loop takes its short path (tests/test_publish.py compares the two paths' bytes); with
-    # it, one run does not, and the loop looks at every block.
+    # loop skips its looks for characters to escape and lastmods to complete
+    # (tests/test_publish.py compares the bytes either way); with it, one run does not, and
+    # the loop looks at every block.
     lines = big_input(6000, bad_every=900, odd_chunk=odd_chunk)
     entries = []
     for i, line in enumerate(lines):
