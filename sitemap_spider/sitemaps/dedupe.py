@@ -89,10 +89,7 @@ def repeated_digests_in(
 
     ``low`` and ``high`` are ``split_key`` values: all the lines of a digest are on one side.
     """
-    # Digest lines are short: blocks of many lines each, as many blocks as runs.
-    size = merge_block_chars(len(runs))
-    sources = [_range_blocks(Path(run), low, high, size) for run in runs]
-    return repeated_digests(merge_blocks(sources), limit)
+    return repeated_digests(_merged_range(runs, low, high), limit)
 
 
 def split_key(runs: list[Path]) -> str | None:
@@ -128,6 +125,13 @@ def repeated_digests_of_runs(
         return None
     found |= high  # in place: no third set
     return found
+
+
+def _merged_range(runs: list[str], low: str | None, high: str | None) -> Iterator[list[str]]:
+    # The lines of sorted run files from low (included) to high (excluded), merged, in blocks
+    # sized by the number of runs (short digest lines: many lines each).
+    size = merge_block_chars(len(runs))
+    return merge_blocks([_range_blocks(Path(run), low, high, size) for run in runs])
 
 
 def _range_blocks(path: Path, low: str | None, high: str | None, size: int) -> Iterator[list[str]]:
@@ -190,9 +194,7 @@ def write_unique_in(
     """``write_unique`` of the lines from ``low`` (included) to ``high`` (excluded) of sorted
     run files of entries; in any process. ``low`` and ``high`` are ``split_key`` values: every
     line of a loc is on one side."""
-    size = merge_block_chars(len(runs))
-    sources = [_range_blocks(Path(run), low, high, size) for run in runs]
-    return write_unique(merge_blocks(sources), Path(work_dir), run_size)
+    return write_unique(_merged_range(runs, low, high), Path(work_dir), run_size)
 
 
 def unique_lines_and_shared(
