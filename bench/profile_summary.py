@@ -40,7 +40,7 @@ AREAS = (
     ("ours: URL normalisation", ("sitemap_spider/urls.py",)),
     ("ours: middlewares", ("sitemap_spider/middlewares.py",)),
     ("ours: pipeline, report, sitemap output", ("sitemap_spider/pipelines.py", "sitemap_spider/report.py",
-                                               "sitemap_spider/sitemaps/", "sitemap_spider/items.py")),
+                                               "sitemap_spider/sitemaps/")),
     ("start-up (imports)", ("<frozen importlib", "importlib/")),
     ("other Scrapy", ("scrapy/",)),
 )

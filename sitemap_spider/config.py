@@ -34,7 +34,11 @@ from sitemap_spider.config_parsing import (
     read_text,
     read_workers,
 )
-from sitemap_spider.urls import Site, origin_of
+from sitemap_spider.sitemaps.ingest import IngestOptions
+from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps.publish import OutputOptions
+from sitemap_spider.sitemaps.urls import origin_of
+from sitemap_spider.urls import Site
 
 __all__ = [
     "CHANGEFREQS",
@@ -47,8 +51,6 @@ __all__ = [
     "apply_defaults",
 ]
 
-PROTOCOL_MAX_URLS = 50_000
-PROTOCOL_MAX_BYTES = 52_428_800
 # Below this a shard cannot hold the XML declaration, the urlset and one long URL.
 MIN_MAX_BYTES = 4_096
 #: Spider arguments the sitemap spider takes; Scrapyd adds ``_job`` to every run.
@@ -147,8 +149,8 @@ class SitemapConfig:
         return cls(
             output_dir=Path(read_text(settings, "SITEMAP_OUTPUT_DIR") or "sitemaps").absolute(),
             base_url=read_base_url(settings, "SITEMAP_BASE_URL"),
-            max_urls=read_number(settings, "SITEMAP_MAX_URLS", int, 1, PROTOCOL_MAX_URLS),
-            max_bytes=read_number(settings, "SITEMAP_MAX_BYTES", int, MIN_MAX_BYTES, PROTOCOL_MAX_BYTES),
+            max_urls=read_number(settings, "SITEMAP_MAX_URLS", int, 1, MAX_URLS_PER_SITEMAP),
+            max_bytes=read_number(settings, "SITEMAP_MAX_BYTES", int, MIN_MAX_BYTES, MAX_BYTES_PER_SITEMAP),
             gzip=read_bool(settings, "SITEMAP_GZIP"),
             validate=read_bool(settings, "SITEMAP_VALIDATE"),
             report_path=Path(report).absolute() if report else None,
@@ -181,6 +183,22 @@ class SitemapConfig:
         if self.include and not any(p.search(public_url) for p in self.include):
             return False
         return not any(p.search(public_url) for p in self.exclude)
+
+    def output_options(self, base_url: str) -> OutputOptions:
+        """Where and how the set is written, for files served under ``base_url``."""
+        return OutputOptions(
+            output_dir=self.output_dir,
+            base_url=base_url,
+            max_urls=self.max_urls,
+            max_bytes=self.max_bytes,
+            gzip=self.gzip,
+            validate=self.validate,
+            sort_run_size=self.sort_run_size,
+        )
+
+    def ingest_options(self) -> IngestOptions:
+        """How ``scrapy publish`` makes a set of its input's records."""
+        return IngestOptions(self.base_url, self.stop_on_bad_input, self.sort_run_size, self.output_options)
 
     def rule_for(self, public_url: str) -> Rule | None:
         """The first rule whose pattern matches the URL."""

@@ -21,7 +21,7 @@ from scrapy.settings import BaseSettings
 
 from sitemap_spider.rendering import RENDER_MODES
 from sitemap_spider.sitemaps.xml import CHANGEFREQ_VALUES
-from sitemap_spider.urls import normalize_url
+from sitemap_spider.sitemaps.urls import normalize_url
 
 CHANGEFREQS = CHANGEFREQ_VALUES  # in the order error messages list them
 

@@ -21,7 +21,7 @@ from twisted.internet import task
 
 from sitemap_spider.distributed_scripts import register_scripts
 from sitemap_spider.engine import wake_engine
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -20,10 +20,10 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.renderer import RESOURCE_META
 from sitemap_spider.scheduler import STATE_ID_META, state_of
-from sitemap_spider.urls import normalize_url
+from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.robotstxt import RobotParser

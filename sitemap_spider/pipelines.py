@@ -10,10 +10,10 @@ from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from sitemap_spider.distributed import SharedCrawl
-from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.entries import item_to_entry
+from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.item_entries import item_to_entry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
-from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.xml import check_entry
 from sitemap_spider.workers import Helper, Leader
 
@@ -48,17 +48,7 @@ class SitemapPipeline:
 
     def _new_builder(self) -> SitemapSetBuilder:
         spider = self._spider()
-        return SitemapSetBuilder(
-            OutputOptions(
-                output_dir=spider.config.output_dir,
-                base_url=spider.target.base_url(spider.config),
-                max_urls=spider.config.max_urls,
-                max_bytes=spider.config.max_bytes,
-                gzip=spider.config.gzip,
-                validate=spider.config.validate,
-                sort_run_size=spider.config.sort_run_size,
-            )
-        )
+        return SitemapSetBuilder(spider.config.output_options(spider.target.base_url(spider.config)))
 
     def open_spider(self) -> None:
         spider = self._spider()

@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 
 from parsel import Selector
 
-from sitemap_spider.urls import normalize_url, origin_of
+from sitemap_spider.sitemaps.urls import normalize_url, origin_of
 
 RENDER_MODES = ("never", "auto", "always")
 

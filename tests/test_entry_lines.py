@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.entry_lines import decode_entry, encode_entry
 
 

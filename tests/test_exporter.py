@@ -16,8 +16,8 @@ import pytest
 import scrapy
 
 import sitemap_spider
-from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.entries import format_lastmod
+from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.item_entries import format_lastmod
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.exporter import SitemapItemExporter
 from tests.sitemap_check import read_urls, read_urlset

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sitemap_check import read_sitemap_set
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

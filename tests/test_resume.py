@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.fixture_site import build_generated_site

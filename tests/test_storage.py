@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.storage import SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file

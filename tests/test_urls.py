@@ -2,13 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_spider.urls import (
-    Site,
-    normalize_url,
-    remove_dot_segments,
-    repeated_segment_count,
-    strip_query_params,
-)
+from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments, strip_query_params
+from sitemap_spider.urls import Site, repeated_segment_count
 
 TRACKING = ("utm_*", "gclid", "fbclid")
 

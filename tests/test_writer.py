@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError
 from sitemap_spider.sitemaps.files import _COMPRESS_BLOCK, gzip_file, write_document
 from sitemap_spider.sitemaps.writer import (

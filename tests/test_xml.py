@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree  # type: ignore[import-untyped]
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.xml import (
     SITEMAPINDEX_CLOSE,

@@ -89,7 +89,7 @@ class Command(ScrapyCommand):
         forced: str | None,
         path: str | None,
     ) -> int:
-        ingest = Ingest(config)
+        ingest = Ingest(config.ingest_options())
         try:
             kind, records = read_records(stream, name, forced)
             logger.info("Reading %s as %s", label, kind)

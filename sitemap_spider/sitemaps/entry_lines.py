@@ -9,7 +9,7 @@ because ``+`` < ``-``).
 
 from __future__ import annotations
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 
 _ABSENT = "-"

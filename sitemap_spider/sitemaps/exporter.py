@@ -15,10 +15,10 @@ from typing import IO, Any
 from itemadapter import ItemAdapter, is_item
 from scrapy.exporters import BaseItemExporter
 
-from sitemap_spider.items import SitemapEntry
-from sitemap_spider.sitemaps.entries import entry_from_item
+from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.item_entries import entry_from_item
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.writer import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
 
 logger = logging.getLogger(__name__)

@@ -12,13 +12,12 @@ import io
 import itertools
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from sitemap_spider.config import SitemapConfig
 from sitemap_spider.sitemaps.chunk import EncodedChunk, encode_chunk
 from sitemap_spider.sitemaps.dedupe import DIGEST_LINE_PREFIX
 from sitemap_spider.sitemaps.entry_lines import Fields
@@ -26,10 +25,24 @@ from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.runs import sort_into_run, write_run
+from sitemap_spider.sitemaps.urls import normalize_url, origin_of
 from sitemap_spider.sitemaps.xml import check_fields
-from sitemap_spider.urls import normalize_url, origin_of
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """How a set is published from input records.
+
+    ``base_url`` None: the origin of the first entry; ``output`` makes the set's output
+    options for the base URL.
+    """
+
+    base_url: str | None
+    stop_on_bad_input: bool
+    sort_run_size: int
+    output: Callable[[str], OutputOptions]
 
 
 @dataclass
@@ -44,8 +57,8 @@ class Tally:
 class Ingest:
     """Turns records into entries of the sitemap set, and counts and reports bad lines."""
 
-    def __init__(self, config: SitemapConfig) -> None:
-        self.config = config
+    def __init__(self, options: IngestOptions) -> None:
+        self.options = options
         self.tally = Tally()
         self.builder: SitemapSetBuilder | None = None
         # The worker processes, once started: they parse the input, then (idle otherwise)
@@ -73,7 +86,7 @@ class Ingest:
                 raise InvalidEntryError(fields)
             entry = to_fields(fields)
             if self.builder is None:
-                self.builder = new_builder(self.config, entry)
+                self.builder = new_builder(self.options, entry)
             self.builder.add_fields(*entry)
         except InvalidEntryError as exc:
             return self.bad(number, str(exc))
@@ -100,7 +113,7 @@ class Ingest:
     def bad(self, number: int, reason: str) -> bool:
         """Count (and maybe log) a bad line; False when the run must stop."""
         self.tally.bad += 1
-        if self.config.stop_on_bad_input:
+        if self.options.stop_on_bad_input:
             self.tally.stopped_at = number
             logger.error("line %d: %s; stopping: SITEMAP_STOP_ON_BAD_INPUT is set, nothing is published", number, reason)
             return False
@@ -114,26 +127,16 @@ class Ingest:
             logger.warning("... and %d more bad lines skipped (%d in all)", hidden, self.tally.bad)
 
 
-def new_builder(config: SitemapConfig, first: Fields) -> SitemapSetBuilder:
+def new_builder(options: IngestOptions, first: Fields) -> SitemapSetBuilder:
     """The sitemap set builder, for the base URL of the settings or else of the first entry."""
-    base_url = config.base_url
+    base_url = options.base_url
     if base_url is None:
         # Not checked yet: an invalid first entry must stay a bad line, not name the site.
         check_fields(*first[:4])
         # Normalised: the index is served from the host's canonical spelling.
         base_url = origin_of(normalize_url(first[0]) or first[0]) + "/"
         logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
-    return SitemapSetBuilder(
-        OutputOptions(
-            output_dir=config.output_dir,
-            base_url=base_url,
-            max_urls=config.max_urls,
-            max_bytes=config.max_bytes,
-            gzip=config.gzip,
-            validate=config.validate,
-            sort_run_size=config.sort_run_size,
-        )
-    )
+    return SitemapSetBuilder(options.output(base_url))
 
 
 # --- Big inputs: lines parsed and checked on every core -----------------------------
@@ -230,7 +233,7 @@ def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: st
     """Feed the rest of ``stream`` to ``ingest`` through worker processes, in input order."""
     assert ingest.builder is not None
     sort_dir = ingest.builder.sort_dir
-    chunks = _chunks(stream, path, ingest.config.sort_run_size, sort_dir)
+    chunks = _chunks(stream, path, ingest.options.sort_run_size, sort_dir)
     first = next(chunks, None)
     following = next(chunks, None)
     if first is None:
@@ -239,7 +242,7 @@ def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: st
         if _ingest_here(ingest, kind, *first):
             _count_to_last_record(ingest)
         return
-    stop = ingest.config.stop_on_bad_input
+    stop = ingest.options.stop_on_bad_input
     workers = max(1, min(os.cpu_count() or 1, 8))
     if ingest.pool is None:  # the caller stops it (Ingest.close), after publishing
         ingest.pool = ProcessPoolExecutor(max_workers=workers)
@@ -274,7 +277,7 @@ def _read_chunk(path: str, start: int, length: int, spooled: bool) -> bytes:
 def _ingest_here(ingest: Ingest, kind: str, path: str, start: int, length: int, spooled: bool) -> bool:
     assert ingest.builder is not None
     first = ingest.tally.lines + 1
-    stop = ingest.config.stop_on_bad_input
+    stop = ingest.options.stop_on_bad_input
     done = encode_chunk(kind, _read_chunk(path, start, length, spooled), first, stop)
     return ingest.chunk(_sorted_runs(done, ingest.builder.sort_dir, stop, first))
 

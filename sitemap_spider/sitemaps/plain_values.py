@@ -13,7 +13,7 @@ import string
 from datetime import datetime
 from typing import Final
 
-from sitemap_spider.sitemaps.xml import MAX_LOC_LENGTH, MIN_LOC_LENGTH
+from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
 
 # The characters of xml._PLAIN_LOC: a host of letters, digits, "." and "-" (no port), then
 # "/" and RFC 3986 path/query characters without "%", "#", "[" or "]".

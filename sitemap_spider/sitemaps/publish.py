@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.dedupe import (
     digest_line,
     repeated_digests,
@@ -24,17 +24,12 @@ from sitemap_spider.sitemaps.dedupe import (
 )
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
+from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish_loop import PublishLoop
 from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
 from sitemap_spider.sitemaps.storage import SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
-from sitemap_spider.sitemaps.writer import (
-    MAX_BYTES_PER_SITEMAP,
-    MAX_URLS_PER_SITEMAP,
-    ShardInfo,
-    shard_name,
-    write_index,
-)
+from sitemap_spider.sitemaps.writer import ShardInfo, shard_name, write_index
 from sitemap_spider.sitemaps.xml import (
     URLSET_CLOSE,
     URLSET_OPEN,

@@ -20,12 +20,14 @@ from typing import Final
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapValidationError
+from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE
 
 logger = logging.getLogger(__name__)
 
-MAX_CHILDREN: Final = 50_000
-MAX_UNCOMPRESSED_BYTES: Final = 52_428_800
+# A urlset's URLs and an index's sitemaps have one limit, and so does every file's size.
+MAX_CHILDREN: Final = max(MAX_URLS_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX)
+MAX_UNCOMPRESSED_BYTES: Final = MAX_BYTES_PER_SITEMAP
 SCHEMA_PACKAGE: Final = "sitemap_spider.schemas"
 # Documents up to this size are parsed whole and validated as a tree: about twice as fast
 # as streaming, and lxml releases the GIL for both steps (so a shard is validated on a

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import (
     EmptySitemapError,
     InvalidEntryError,
@@ -23,6 +23,7 @@ from sitemap_spider.sitemaps.errors import (
     TooManyShardsError,
 )
 from sitemap_spider.sitemaps.files import OutputFile
+from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import (
     SITEMAPINDEX_CLOSE,
     SITEMAPINDEX_OPEN,
@@ -36,9 +37,6 @@ from sitemap_spider.sitemaps.xml import (
 
 logger = logging.getLogger(__name__)
 
-MAX_URLS_PER_SITEMAP = 50_000
-MAX_BYTES_PER_SITEMAP = 52_428_800
-MAX_SITEMAPS_PER_INDEX = 50_000
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Final
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
 
 SITEMAP_NAMESPACE: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XML_DECLARATION: Final = b'<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -29,9 +30,6 @@ SITEMAPINDEX_CLOSE: Final = b"</sitemapindex>\n"
 # sitemap.xsd's tChangeFreq, from the most to the least frequent.
 CHANGEFREQ_VALUES: Final = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
 CHANGEFREQS: Final = frozenset(CHANGEFREQ_VALUES)
-MAX_LOC_LENGTH: Final = 2048
-# sitemap.xsd's tLoc has minLength 12; shorter locs ("http://a.b/") fail the XSD.
-MIN_LOC_LENGTH: Final = 12
 
 # The W3C Datetime profile (www.w3.org/TR/NOTE-datetime): YYYY, YYYY-MM, YYYY-MM-DD,
 # or a date-time with hh:mm, hh:mm:ss or hh:mm:ss.s+ and a mandatory zone.

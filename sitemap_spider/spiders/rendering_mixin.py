@@ -12,7 +12,7 @@ from scrapy.linkextractors import LinkExtractor
 
 from sitemap_spider import middlewares
 from sitemap_spider.renderer import NO_RENDER_META, RENDER_META, Renderer
-from sitemap_spider.urls import normalize_url
+from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.browser import Browser
     from sitemap_spider.config import CrawlTarget, SitemapConfig
-    from sitemap_spider.items import SitemapEntry
+    from sitemap_spider.sitemaps.entry import SitemapEntry
 
 
 class RenderingMixin:

@@ -21,7 +21,7 @@ from sitemap_spider.browser import Browser, playwright_settings
 from sitemap_spider.config import CrawlTarget, SitemapConfig
 from sitemap_spider.dates import lastmod_from_header
 from sitemap_spider.distributed import SharedCrawl
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.links import LinkFinder
 from sitemap_spider.pages import (
     RobotsDirectives,
@@ -36,7 +36,9 @@ from sitemap_spider.report import CrawlReport
 from sitemap_spider.spiders.rendering_mixin import RenderingMixin
 from sitemap_spider.spiders.start_up import check_start_up, configure_settings, open_crawl_state
 from sitemap_spider.state import CrawlState
-from sitemap_spider.urls import MAX_URL_LENGTH, normalize_url, repeated_segment_count
+from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
+from sitemap_spider.sitemaps.urls import normalize_url
+from sitemap_spider.urls import repeated_segment_count
 from sitemap_spider.workers import Helper, Leader, Workers, for_crawler
 
 logger = logging.getLogger(__name__)
@@ -174,7 +176,7 @@ class SitemapSpider(RenderingMixin, Spider):
             self.report.exclude(url, "noindex")
             return
         public = site.to_public(url)
-        if len(public) > MAX_URL_LENGTH:
+        if len(public) > MAX_LOC_LENGTH:
             self.report.exclude(url, "too_long")
             return
         if not self.config.listable(public):
@@ -247,7 +249,7 @@ class SitemapSpider(RenderingMixin, Spider):
     def _skip_reason(self, url: str) -> str | None:
         """Why a link on the site is not to be fetched at all, if it is not."""
         public = self.target.site.to_public(url)
-        if len(public) > MAX_URL_LENGTH:
+        if len(public) > MAX_LOC_LENGTH:
             return "too_long"
         if repeated_segment_count(url) > self.config.max_segment_repeats:
             return "trap"

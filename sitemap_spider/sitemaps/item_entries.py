@@ -12,7 +12,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from sitemap_spider.items import SitemapEntry
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.xml import check_entry
 

@@ -1,4 +1,4 @@
-"""The item that flows from the spider to the sitemap writer: one sitemap entry."""
+"""One sitemap entry: what flows from a spider (or an input file) to the sitemap writer."""
 
 from __future__ import annotations
 

@@ -1,0 +1,115 @@
+"""The one normal form of a URL, which is both what the crawl requests and what a ``<loc>`` says.
+
+Every URL the crawler meets goes through :func:`normalize_url` once, so that the
+many spellings of one page (``HTTP://Host:80/a/./b#top``, raw UTF-8, spaces,
+tracking parameters) become one percent-encoded string. That string is both
+what is requested and what is written to the sitemap.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+from w3lib.url import safe_url_string
+
+#: Schemes a sitemap may list; links with any other scheme are ignored.
+WEB_SCHEMES = frozenset({"http", "https"})
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
+# A "%" that starts no escape stands for itself (servers read "/100%" so), and
+# RFC 3986 spells that "%25".
+_STRAY_PERCENT = re.compile(r"%(?![0-9a-fA-F]{2})")
+# RFC 3986 section 2.3: escapes of these characters mean the character itself.
+_UNRESERVED = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+)
+
+
+def _normalize_escape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(0)[1:], 16))
+    return char if char in _UNRESERVED else match.group(0).upper()
+
+
+def _escapes(text: str) -> str:
+    return _ESCAPE.sub(_normalize_escape, _STRAY_PERCENT.sub("%25", text))
+
+
+def remove_dot_segments(path: str) -> str:
+    """Resolve ``.`` and ``..`` segments as RFC 3986 section 5.2.4 does.
+
+    >>> remove_dot_segments("/a/./b/../c/")
+    '/a/c/'
+    """
+    if "." not in path:
+        return path
+    output: list[str] = []
+    segments = path.split("/")
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == ".":
+            if last:
+                output.append("")
+        elif segment == "..":
+            if len(output) > 1:
+                output.pop()
+            if last:
+                output.append("")
+        else:
+            output.append(segment)
+    result = "/".join(output)
+    if path.startswith("/") and not result.startswith("/"):
+        result = "/" + result
+    return result
+
+
+def strip_query_params(query: str, patterns: Iterable[str]) -> str:
+    """Drop the query parameters whose name matches a glob pattern (``utm_*``).
+
+    The order of the remaining parameters is kept: the URL a site links to is
+    the URL it serves, and sorting would publish a URL the site never uses.
+    """
+    patterns = tuple(patterns)
+    if not query or not patterns:
+        return query
+    kept = []
+    for pair in query.split("&"):
+        name = pair.split("=", 1)[0]
+        if not pair or any(fnmatch.fnmatchcase(name.lower(), p) for p in patterns):
+            continue
+        kept.append(pair)
+    return "&".join(kept)
+
+
+def normalize_url(url: str, strip_params: Iterable[str] = ()) -> str | None:
+    """Return the one normal form of an absolute http(s) URL, or ``None``.
+
+    Lower-case scheme and host, no default port, no fragment, dot segments
+    resolved, non-ASCII and spaces percent-encoded as UTF-8, escapes in upper
+    case, tracking parameters removed. ``None`` for other schemes and for
+    URLs that cannot be parsed.
+    """
+    try:
+        parts = urlsplit(safe_url_string(url.strip()))
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if scheme not in WEB_SCHEMES or not host:
+        return None
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    path = _escapes(remove_dot_segments(parts.path) or "/")
+    query = _escapes(strip_query_params(parts.query, strip_params))
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a normalised URL."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
