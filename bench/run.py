@@ -167,7 +167,7 @@ def main() -> None:
                         help="extra -s for our crawl (repeatable)")
     parser.add_argument("--ours-spider", default="sitemap",
                         help="spider name for our crawl (prototypes: add their module with "
-                             "--ours-setting SPIDER_MODULES=sitemap_spider.spiders,proto and PYTHONPATH)")
+                             "--ours-setting SPIDER_MODULES=sitemap_spider.crawl.spider,proto and PYTHONPATH)")
     parser.add_argument("--autothrottle-off", action="store_true",
                         help="also run our crawl with AUTOTHROTTLE_ENABLED=False, to see what AutoThrottle costs")
     parser.add_argument("--profile", action="store_true", help="sample each crawler with py-spy and summarise")

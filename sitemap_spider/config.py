@@ -38,7 +38,7 @@ from sitemap_spider.sitemaps.ingest import IngestOptions
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish import OutputOptions
 from sitemap_spider.sitemaps.urls import origin_of
-from sitemap_spider.urls import Site
+from sitemap_spider.crawl.urls import Site
 
 __all__ = [
     "CHANGEFREQS",
@@ -258,7 +258,7 @@ def apply_defaults(settings: BaseSettings) -> None:
     Above Scrapy's defaults, below the project's settings.py and ``-s``: the
     spider's defaults behave as an add-on's would. Components (extensions,
     middlewares) are added to the project's dict of that name, unless it names
-    them already: ``-s 'EXTENSIONS={"sitemap_spider.politeness.Politeness": null}'``
+    them already: ``-s 'EXTENSIONS={"sitemap_spider.crawl.politeness.Politeness": null}'``
     turns one off.
     """
     for name in dir(default_settings):

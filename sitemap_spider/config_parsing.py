@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
 
-from sitemap_spider.rendering import RENDER_MODES
+from sitemap_spider.render.signs import RENDER_MODES
 from sitemap_spider.sitemaps.xml import CHANGEFREQ_VALUES
 from sitemap_spider.sitemaps.urls import normalize_url
 

@@ -119,7 +119,7 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 # Applies robots.txt Crawl-delay and Retry-After to the site's downloader slot. Order 100:
 # after AutoThrottle (order 0), whose slot delay it may raise. Added to, not replacing,
 # a project's own EXTENSIONS.
-EXTENSIONS = {"sitemap_spider.politeness.Politeness": 100}
+EXTENSIONS = {"sitemap_spider.crawl.politeness.Politeness": 100}
 # Pages larger than this are not HTML anyone indexes whole; don't download them.
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
 USER_AGENT = "Mozilla/5.0 (compatible; sitemap_spider/0.1)"

@@ -6,8 +6,7 @@ set here or with ``-s`` overrides them.
 """
 
 BOT_NAME = "sitemap_spider"
-SPIDER_MODULES = ["sitemap_spider.spiders"]
-NEWSPIDER_MODULE = "sitemap_spider.spiders"
+SPIDER_MODULES = ["sitemap_spider.crawl.spider"]
 # `scrapy crawl` with start-up checks and an exit code that says whether a set was published.
 COMMANDS_MODULE = "sitemap_spider.commands"
 # `-o urls.xml:sitemap` writes a sitemap urlset from any spider whose items have a `loc`.

@@ -6,7 +6,7 @@ import pytest
 from scrapy.settings import Settings
 
 from sitemap_spider.config import ConfigError, CrawlTarget, PolitenessConfig, SitemapConfig, apply_defaults
-from sitemap_spider.politeness import Politeness
+from sitemap_spider.crawl.politeness import Politeness
 
 
 def config(**overrides: Any) -> SitemapConfig:
@@ -87,9 +87,9 @@ def test_default_extensions_join_the_project_s_own() -> None:
     assert extensions[Politeness] == 100
     assert extensions["scrapy.extensions.logstats.LogStats"] is None
     # Named by the project, even as a string, it is left as the project set it: off.
-    settings = Settings({"EXTENSIONS": '{"sitemap_spider.politeness.Politeness": null}'})
+    settings = Settings({"EXTENSIONS": '{"sitemap_spider.crawl.politeness.Politeness": null}'})
     apply_defaults(settings)
-    assert settings.getdict("EXTENSIONS") == {"sitemap_spider.politeness.Politeness": None}
+    assert settings.getdict("EXTENSIONS") == {"sitemap_spider.crawl.politeness.Politeness": None}
 
 
 def test_listable_applies_include_then_exclude() -> None:

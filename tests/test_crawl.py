@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from sitemap_spider.report import REASONS
+from sitemap_spider.crawl.report import REASONS
 from tests.crawl_fixtures import (  # noqa: F401 - fixtures used by name
     GENERATED_PAGES,
     REPO_ROOT,

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_spider.dates import lastmod_from_header, parse_http_date, w3c_datetime
+from sitemap_spider.crawl.dates import lastmod_from_header, parse_http_date, w3c_datetime
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ _SCRIPT = textwrap.dedent(
     from scrapy.crawler import CrawlerProcess
     from scrapy.exceptions import DontCloseSpider
 
-    from sitemap_spider.engine import wake_engine
+    from sitemap_spider.modes.engine import wake_engine
 
     ORIGIN = sys.argv[1]
     seen = {}

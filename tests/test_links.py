@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
 
-from sitemap_spider.links import LinkFinder
+from sitemap_spider.crawl.links import LinkFinder
 
 HREFS = [
     "/about", "/about", "/a/../b", "/x y", "/caf\u00e9", "//127.0.0.1/proto-relative", "//other.example/x",

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from parsel import Selector
 
-from sitemap_spider.pages import (
+from sitemap_spider.crawl.pages import (
     canonical_from_header,
     canonical_from_html,
     is_html,

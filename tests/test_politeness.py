@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.politeness import FIRST_BACKOFF, next_backoff, retry_after_seconds
+from sitemap_spider.crawl.politeness import FIRST_BACKOFF, next_backoff, retry_after_seconds
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.fixture_site import HTML, Responder, Route, SiteRequest, SiteServer, html_page, links
 from tests.sitemap_check import read_sitemap_set

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.browser import find_browser
+from sitemap_spider.render.browser import find_browser
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.fixture_site import HTML, Route, SiteRequest, SiteServer, html_page
 from tests.sitemap_check import read_sitemap_set

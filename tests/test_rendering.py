@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from parsel import Selector
 
-from sitemap_spider.rendering import builds_navigation, site_script_urls, static_render_reason
+from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 
 GTM = (
     "<script>(function(w,d,s,l,i){w[l]=w[l]||[];w[l].push({'gtm.start':new Date().getTime()});"

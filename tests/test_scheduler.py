@@ -10,7 +10,7 @@ from pathlib import Path
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
-from sitemap_spider.scheduler import SpillScheduler
+from sitemap_spider.modes.schedulers import SpillScheduler
 from tests.crawl_fixtures import RunningSite, run_crawl
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps

@@ -47,8 +47,8 @@ class Command(ScrapyCrawlCommand):
         # Crawler given to crawl() again, over what the spider set for itself.
         # Imported here: Scrapy imports every command to list them, and `scrapy publish` need
         # not pay for redis and the pipeline (a tenth of a second of its start-up).
-        from sitemap_spider.distributed import PUBLISHER_STAT
-        from sitemap_spider.pipelines import NOT_PUBLISHED_STAT
+        from sitemap_spider.modes.shared import PUBLISHER_STAT
+        from sitemap_spider.pipeline import NOT_PUBLISHED_STAT
 
         self.crawler_process.crawl(args[0], **opts.spargs)
         crawler = next(iter(self.crawler_process.crawlers))

@@ -13,8 +13,8 @@ from typing import IO, TYPE_CHECKING, Any
 from scrapy.statscollectors import StatsCollector
 
 if TYPE_CHECKING:
-    from sitemap_spider.distributed import SharedCrawl
-    from sitemap_spider.state import CrawlState
+    from sitemap_spider.modes.shared import SharedCrawl
+    from sitemap_spider.modes.state import CrawlState
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The sitemap spider's start-up: the settings it brings, the checks before any request, its crawl state.
 
-:class:`~sitemap_spider.spiders.sitemap.SitemapSpider`'s ``update_settings``,
+:class:`~sitemap_spider.crawl.spider.SitemapSpider`'s ``update_settings``,
 ``check_start_up`` and ``from_crawler`` call these; the spider module keeps to
 finding pages and judging them.
 """
@@ -14,13 +14,13 @@ from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
-from sitemap_spider import middlewares
-from sitemap_spider.browser import INSTALL_HINT, Browser, find_browser
+from sitemap_spider.crawl import middlewares
+from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_defaults
-from sitemap_spider.distributed import SharedCrawl, SharedScheduler, check_reachable
-from sitemap_spider.pipelines import SitemapPipeline
-from sitemap_spider.scheduler import SpillScheduler, StateScheduler
-from sitemap_spider.state import CrawlState
+from sitemap_spider.modes.shared import SharedCrawl, SharedScheduler, check_reachable
+from sitemap_spider.pipeline import SitemapPipeline
+from sitemap_spider.modes.schedulers import SpillScheduler, StateScheduler
+from sitemap_spider.modes.state import CrawlState
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -85,7 +85,7 @@ def playwright_settings(browser: Browser, *, pages: int, timeout: float) -> dict
     launch: dict[str, Any] = {"headless": True, "args": args}
     if browser.executable:
         launch["executable_path"] = browser.executable
-    handler = "sitemap_spider.playwright_handler.LazyPlaywrightDownloadHandler"
+    handler = "sitemap_spider.render.handler.LazyPlaywrightDownloadHandler"
     return {
         "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",
@@ -93,7 +93,7 @@ def playwright_settings(browser: Browser, *, pages: int, timeout: float) -> dict
         "PLAYWRIGHT_MAX_CONTEXTS": 1,
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": pages,
         "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": timeout * 1000,
-        "PLAYWRIGHT_ABORT_REQUEST": "sitemap_spider.browser.abort_request",
+        "PLAYWRIGHT_ABORT_REQUEST": "sitemap_spider.render.browser.abort_request",
     }
 
 

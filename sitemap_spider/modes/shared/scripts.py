@@ -1,6 +1,6 @@
-"""The Lua scripts of a shared crawl (:mod:`sitemap_spider.distributed`), registered by name.
+"""The Lua scripts of a shared crawl (:mod:`sitemap_spider.modes.shared`), registered by name.
 
-Each script is one atomic step on the keys of :class:`~sitemap_spider.distributed_crawl.CrawlKeys`;
+Each script is one atomic step on the keys of :class:`~sitemap_spider.modes.shared.crawl.CrawlKeys`;
 the KEYS and ARGV it takes are listed above it.
 """
 

@@ -1,4 +1,4 @@
-"""How the two crawling processes of a two-process crawl talk (see :mod:`sitemap_spider.workers`).
+"""How the two crawling processes of a two-process crawl talk (see :mod:`sitemap_spider.modes.workers`).
 
 Which process owns a URL (a hash both compute alike), and the channel between
 them: JSON lines both ways over their socket pair.

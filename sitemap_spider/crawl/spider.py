@@ -16,14 +16,14 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import get_base_url, get_meta_refresh
 from twisted.python.failure import Failure
 
-from sitemap_spider import middlewares
-from sitemap_spider.browser import Browser, playwright_settings
+from sitemap_spider.crawl import middlewares
+from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.config import CrawlTarget, SitemapConfig
-from sitemap_spider.dates import lastmod_from_header
-from sitemap_spider.distributed import SharedCrawl
+from sitemap_spider.crawl.dates import lastmod_from_header
+from sitemap_spider.modes.shared import SharedCrawl
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.links import LinkFinder
-from sitemap_spider.pages import (
+from sitemap_spider.crawl.links import LinkFinder
+from sitemap_spider.crawl.pages import (
     RobotsDirectives,
     canonical_from_header,
     canonical_from_html,
@@ -32,14 +32,14 @@ from sitemap_spider.pages import (
     robots_from_header,
     robots_from_meta,
 )
-from sitemap_spider.report import CrawlReport
-from sitemap_spider.spiders.rendering_mixin import RenderingMixin
-from sitemap_spider.spiders.start_up import check_start_up, configure_settings, open_crawl_state
-from sitemap_spider.state import CrawlState
+from sitemap_spider.crawl.report import CrawlReport
+from sitemap_spider.render.spider_side import RenderingMixin
+from sitemap_spider.crawl.start_up import check_start_up, configure_settings, open_crawl_state
+from sitemap_spider.modes.state import CrawlState
 from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
 from sitemap_spider.sitemaps.urls import normalize_url
-from sitemap_spider.urls import repeated_segment_count
-from sitemap_spider.workers import Helper, Leader, Workers, for_crawler
+from sitemap_spider.crawl.urls import repeated_segment_count
+from sitemap_spider.modes.workers import Helper, Leader, Workers, for_crawler
 
 logger = logging.getLogger(__name__)
 

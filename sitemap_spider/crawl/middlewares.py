@@ -1,7 +1,7 @@
 """Scrapy's own downloader middlewares, taught to keep the crawl's ledger.
 
 Each subclass adds one thing to the library class it extends: the reason a
-URL is not listed goes to the spider's :class:`~sitemap_spider.report.CrawlReport`.
+URL is not listed goes to the spider's :class:`~sitemap_spider.crawl.report.CrawlReport`.
 Spiders without a ``report`` attribute get the library behaviour unchanged.
 """
 
@@ -21,14 +21,14 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.renderer import RESOURCE_META
-from sitemap_spider.scheduler import STATE_ID_META, state_of
+from sitemap_spider.render.renderer import RESOURCE_META
+from sitemap_spider.modes.schedulers import STATE_ID_META, state_of
 from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.robotstxt import RobotParser
 
-    from sitemap_spider.report import CrawlReport
+    from sitemap_spider.crawl.report import CrawlReport
 
 #: Request meta key: the spider asks for this URL to be recorded as excluded, not fetched.
 SKIP_META = "sitemap_skip"

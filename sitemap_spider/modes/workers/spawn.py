@@ -1,4 +1,4 @@
-"""Starting the helper process of a two-process crawl (see :mod:`sitemap_spider.workers`).
+"""Starting the helper process of a two-process crawl (see :mod:`sitemap_spider.modes.workers`).
 
 Whether the site lets a second process speed the crawl up, the helper's
 settings, the "spawn" start with a socket pair, the site's concurrency shared
@@ -103,7 +103,7 @@ def run_helper(values: dict[str, Any], spider_kwargs: dict[str, Any], sock: sock
     """The helper process: the same crawl, fed with URLs by the leader."""
     from scrapy.crawler import CrawlerProcess
 
-    from sitemap_spider.spiders.sitemap import SitemapSpider
+    from sitemap_spider.crawl.spider import SitemapSpider
 
     global _helper_socket
     _helper_socket = sock

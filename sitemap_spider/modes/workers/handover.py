@@ -1,6 +1,6 @@
 """Which process of a two-process crawl fetches a URL, and handing URLs between them.
 
-See :mod:`sitemap_spider.workers` for the whole design; :class:`Workers` is
+See :mod:`sitemap_spider.modes.workers` for the whole design; :class:`Workers` is
 what the leader and the helper (worker_roles.py) have in common.
 """
 
@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sitemap_spider.engine import wake_engine
-from sitemap_spider.worker_channel import owner
+from sitemap_spider.modes.engine import wake_engine
+from sitemap_spider.modes.workers.channel import owner
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from sitemap_spider.worker_channel import Channel
+    from sitemap_spider.modes.workers.channel import Channel
 
 
 class Workers:

@@ -9,13 +9,13 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
-from sitemap_spider.distributed import SharedCrawl
+from sitemap_spider.modes.shared import SharedCrawl
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.item_entries import item_to_entry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
 from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.xml import check_entry
-from sitemap_spider.workers import Helper, Leader
+from sitemap_spider.modes.workers import Helper, Leader
 
 if TYPE_CHECKING:
     from typing import Self

@@ -10,8 +10,8 @@ from scrapy import Request, signals
 from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
 
-from sitemap_spider import middlewares
-from sitemap_spider.renderer import NO_RENDER_META, RENDER_META, Renderer
+from sitemap_spider.crawl import middlewares
+from sitemap_spider.render.renderer import NO_RENDER_META, RENDER_META, Renderer
 from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
@@ -19,13 +19,13 @@ if TYPE_CHECKING:
     from scrapy.link import Link
     from twisted.python.failure import Failure
 
-    from sitemap_spider.browser import Browser
+    from sitemap_spider.render.browser import Browser
     from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 
 class RenderingMixin:
-    """Rendering for :class:`~sitemap_spider.spiders.sitemap.SitemapSpider`.
+    """Rendering for :class:`~sitemap_spider.crawl.spider.SitemapSpider`.
 
     The spider gives it ``config``, ``target``, ``_request`` (a request to parse)
     and ``_judge`` (list a page and follow its links).

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-    from sitemap_spider.state import CrawlState
+    from sitemap_spider.modes.state import CrawlState
 
 logger = logging.getLogger(__name__)
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sitemap_spider.worker_channel import owner
-from sitemap_spider.worker_handover import Workers
-from sitemap_spider.worker_roles import WORKERS_STAT, Helper, Leader
-from sitemap_spider.worker_spawn import helper_socket, run_helper
+from sitemap_spider.modes.workers.channel import owner
+from sitemap_spider.modes.workers.handover import Workers
+from sitemap_spider.modes.workers.roles import WORKERS_STAT, Helper, Leader
+from sitemap_spider.modes.workers.spawn import helper_socket, run_helper
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -24,7 +24,7 @@ from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 
 from sitemap_spider.config import PolitenessConfig
-from sitemap_spider.dates import parse_http_date
+from sitemap_spider.crawl.dates import parse_http_date
 
 if TYPE_CHECKING:
     from typing import Self

@@ -1,4 +1,4 @@
-"""The two processes of a two-process crawl: the leader and the helper (see :mod:`sitemap_spider.workers`).
+"""The two processes of a two-process crawl: the leader and the helper (see :mod:`sitemap_spider.modes.workers`).
 
 Each side of their messages: links handed over, the helper's entries and
 exclusions, the idle counts that let the leader end the crawl when nothing is
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider
 
-from sitemap_spider.report import EXCLUDED_PREFIX
-from sitemap_spider.worker_channel import Channel, owner
-from sitemap_spider.worker_handover import Workers
-from sitemap_spider.worker_spawn import share_concurrency, spawn_helper, why_paced
+from sitemap_spider.crawl.report import EXCLUDED_PREFIX
+from sitemap_spider.modes.workers.channel import Channel, owner
+from sitemap_spider.modes.workers.handover import Workers
+from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
 
 if TYPE_CHECKING:
     import socket

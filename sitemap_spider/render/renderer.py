@@ -12,8 +12,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.utils.response import get_base_url
 
-from sitemap_spider.browser import INSTALL_HINT, Browser, settle
-from sitemap_spider.rendering import builds_navigation, site_script_urls, static_render_reason
+from sitemap_spider.render.browser import INSTALL_HINT, Browser, settle
+from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 from sitemap_spider.sitemaps.urls import origin_of
 
 if TYPE_CHECKING:

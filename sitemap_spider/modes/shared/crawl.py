@@ -1,4 +1,4 @@
-"""This worker's side of a shared crawl in Redis (see :mod:`sitemap_spider.distributed`).
+"""This worker's side of a shared crawl in Redis (see :mod:`sitemap_spider.modes.shared`).
 
 Joining or starting the crawl, the heartbeat, taking and releasing leases,
 the entries and exclusions every worker stores, and the coordinated end.
@@ -19,8 +19,8 @@ from scrapy import Spider, signals
 from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
-from sitemap_spider.distributed_scripts import register_scripts
-from sitemap_spider.engine import wake_engine
+from sitemap_spider.modes.shared.scripts import register_scripts
+from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.sitemaps.entry import SitemapEntry
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class CrawlKeys:
 class SharedCrawl:
     """This worker's side of a shared crawl: its leases, the stored entries and exclusions, the end.
 
-    It stands where the JOBDIR :class:`~sitemap_spider.state.CrawlState` stands
+    It stands where the JOBDIR :class:`~sitemap_spider.modes.state.CrawlState` stands
     (``spider.crawl_state``): the same mark-done point releases a lease.
     """
 

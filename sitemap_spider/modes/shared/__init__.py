@@ -29,7 +29,7 @@ worker to see that publishes, the others name it and leave.
 
 This module is what Scrapy runs: the scheduler over scrapy-redis's queue whose
 pop takes a lease. The worker's side of the crawl, from joining to the end, is
-:class:`~sitemap_spider.distributed_crawl.SharedCrawl` (distributed_crawl.py,
+:class:`~sitemap_spider.modes.shared.crawl.SharedCrawl` (distributed_crawl.py,
 re-exported here), over the Lua scripts of distributed_scripts.py.
 """
 
@@ -42,14 +42,14 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
-from sitemap_spider.distributed_crawl import (
+from sitemap_spider.modes.shared.crawl import (
     KEY_PREFIX,
     PUBLISHER_STAT,
     CrawlKeys,
     SharedCrawl,
     check_reachable,
 )
-from sitemap_spider.scheduler import STATE_ID_META
+from sitemap_spider.modes.schedulers import STATE_ID_META
 
 __all__ = [
     "KEY_PREFIX",
