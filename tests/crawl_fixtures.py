@@ -18,7 +18,10 @@ from typing import Any
 
 import pytest
 
-from tests.fixture_site import SiteServer, SiteSpec, build_case_site, build_generated_site
+from tests.generated_site import build_generated_site
+from tests.site_cases import build_case_site
+from tests.site_server import SiteServer
+from tests.site_spec import SiteSpec
 
 #: The project root (holds scrapy.cfg): ``scrapy`` finds the project settings from there.
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""End to end: the real ``scrapy crawl sitemap`` against the fixture sites of tests/fixture_site.py.
+"""End to end: the real ``scrapy crawl sitemap`` against tests/site_cases.py and tests/generated_site.py.
 
 Each test compares the published set, read back through tests/sitemap_check.py (XSD
 validation + Scrapy's own sitemap reader), with the set the fixture site says is
@@ -35,22 +35,12 @@ from tests.crawl_fixtures import (  # noqa: F401 - fixtures used by name
     run_crawl,
     serve_site,
 )
-from tests.fixture_site import (
-    CALENDAR,
-    HTML,
-    MORE,
-    NOT_FOUND,
-    Listed,
-    Route,
-    SiteBuilder,
-    SiteRequest,
-    SiteSpec,
-    build_case_site,
-    build_generated_site,
-    closed_port,
-    html_page,
-    links,
-)
+from tests.generated_site import build_generated_site
+from tests.site_builder import SiteBuilder
+from tests.site_cases import build_case_site
+from tests.site_cases_links import CALENDAR, MORE
+from tests.site_server import HTML, NOT_FOUND, closed_port, html_page, links
+from tests.site_spec import Listed, Route, SiteRequest, SiteSpec
 from tests.sitemap_check import file_bytes, read_sitemap_set, read_urlset
 
 PUBLIC = "https://www.example.com"

@@ -16,7 +16,7 @@ import redis
 
 from sitemap_spider.modes.shared import KEY_PREFIX
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
-from tests.fixture_site import build_generated_site
+from tests.generated_site import build_generated_site
 from tests.redis_fixtures import free_port
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps

@@ -14,7 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.fixture_site import HTML, Route, SiteServer, html_page
+from tests.site_server import HTML, SiteServer, html_page
+from tests.site_spec import Route
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,8 @@ import pytest
 
 from sitemap_spider.crawl.politeness import FIRST_BACKOFF, next_backoff, retry_after_seconds
 from tests.crawl_fixtures import CrawlResult, run_crawl
-from tests.fixture_site import HTML, Responder, Route, SiteRequest, SiteServer, html_page, links
+from tests.site_server import HTML, SiteServer, html_page, links
+from tests.site_spec import Responder, Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)

@@ -17,7 +17,8 @@ import pytest
 
 from sitemap_spider.render.browser import find_browser
 from tests.crawl_fixtures import CrawlResult, run_crawl
-from tests.fixture_site import HTML, Route, SiteRequest, SiteServer, html_page
+from tests.site_server import HTML, SiteServer, html_page
+from tests.site_spec import Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
 
 TEXT = "<p>" + "A paragraph that a reader came for, long enough to be content. " * 3 + "</p>"

@@ -15,7 +15,7 @@ import pytest
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
-from tests.fixture_site import build_generated_site
+from tests.generated_site import build_generated_site
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
 

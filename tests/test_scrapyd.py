@@ -29,7 +29,7 @@ from typing import Any, Final
 import pytest
 
 from tests.crawl_fixtures import REPO_ROOT, CrawlResult, RunningSite, run_crawl, serve_site
-from tests.fixture_site import build_case_site
+from tests.site_cases import build_case_site
 from tests.sitemap_check import read_sitemap_set
 
 PROJECT: Final = "sitemap_spider"

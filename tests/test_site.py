@@ -16,16 +16,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.crawl_fixtures import RunningSite, case_site, serve_site  # noqa: F401 - fixture
-from tests.fixture_site import (
-    CALENDAR,
-    Excluded,
-    Listed,
-    SiteServer,
-    SiteSpec,
-    build_case_site,
-    build_generated_site,
-    html_page,
-)
+from tests.generated_site import build_generated_site
+from tests.site_cases import build_case_site
+from tests.site_cases_links import CALENDAR
+from tests.site_server import SiteServer, html_page
+from tests.site_spec import Excluded, Listed, SiteSpec
 
 
 @pytest.fixture
