@@ -97,7 +97,8 @@ def test_exports_every_kind_of_item() -> None:
 def test_invalid_items_are_logged_and_skipped(caplog: pytest.LogCaptureFixture) -> None:
     items = [
         {"loc": "https://example.com/good"},
-        {"url": "https://example.com/no-loc"},
+        {"url": "https://example.com/url-field"},  # a project's items often call it url
+        {"title": "no loc, no url"},
         {"loc": "not-a-url"},
         {"loc": "https://example.com/naive", "lastmod": datetime(2024, 5, 1, 10, 20)},
         {"loc": "https://example.com/today", "lastmod": "now"},
@@ -111,21 +112,28 @@ def test_invalid_items_are_logged_and_skipped(caplog: pytest.LogCaptureFixture) 
         data, exporter = export(items)
     assert [url["loc"] for url in read_urls(data, "export")] == [
         "https://example.com/good",
+        "https://example.com/url-field",
         "https://example.com/good-too",
     ]
-    assert (exporter.urls_written, exporter.items_skipped) == (2, 8)
+    assert (exporter.urls_written, exporter.items_skipped) == (3, 8)
     messages = [record.getMessage() for record in caplog.records]
     assert len(messages) == 8
     for reason in ("no loc", "absolute", "naive", "W3C", "changefreq", "priority", "str", "not an item"):
         assert any(reason in message for message in messages), reason
 
 
-def test_urls_beyond_the_limit_are_skipped(caplog: pytest.LogCaptureFixture) -> None:
-    items = [{"loc": f"https://example.com/{i}"} for i in range(50_002)]
+def test_urls_beyond_the_limit_are_counted_and_reported_with_what_to_use(caplog: pytest.LogCaptureFixture) -> None:
+    items = [{"loc": f"https://example.com/{i}"} for i in range(50_003)]
     with caplog.at_level(logging.WARNING):
         data, exporter = export(items)
-    assert (exporter.urls_written, exporter.items_skipped) == (50_000, 2)
+    assert (exporter.urls_written, exporter.items_skipped, exporter.over_limit) == (50_000, 0, 3)
     assert len(read_urls(data, "export")) == 50_000
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 2, errors  # the first item left out, then the count at the end
+    assert "https://example.com/50000 is not in it" in errors[0]
+    assert errors[1].startswith("3 item(s) are NOT in the sitemap feed (it holds 50000 URLs)")
+    for error in errors:
+        assert "FEED_EXPORT_BATCH_ITEM_COUNT = 50000" in error and "sitemap_spider.Addon" in error
 
 
 def test_empty_export_warns(caplog: pytest.LogCaptureFixture) -> None:

@@ -1,19 +1,26 @@
 """Scrapy feed exporter that writes one sitemap ``<urlset>`` (FEED_EXPORTERS name ``sitemap``).
 
 For feeds of sitemap entries outside the spider's own publishing path. Items of any kind
-with a ``loc`` field are accepted; an item that cannot make a valid ``<url>`` is logged with
-the reason and skipped, so the file never holds an invalid entry. One feed file is one
-sitemap, so at most 50,000 URLs and 50 MiB: set FEED_EXPORT_BATCH_ITEM_COUNT = 50000 with a
-``%(batch_id)d`` feed URI for bigger crawls.
+with a ``loc`` (or ``url``) field are accepted; an item that cannot make a valid ``<url>`` is
+logged with the reason and skipped, so the file never holds an invalid entry. One feed file
+is one sitemap, so at most 50,000 URLs and 50 MiB: past either limit the file stays a valid
+sitemap of what fits, and every item left out is counted (``sitemap/feed/over_limit``) and
+reported as an error that says what to use instead: ``FEED_EXPORT_BATCH_ITEM_COUNT = 50000``
+with a ``%(batch_id)d`` feed URI, or the add-on's pipeline, which shards and indexes the set.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter, is_item
 from scrapy.exporters import BaseItemExporter
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from scrapy.crawler import Crawler
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.item_entries import entry_from_item
@@ -22,6 +29,14 @@ from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_S
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
 
 logger = logging.getLogger(__name__)
+
+#: Stats key: items the feed could not hold (a sitemap's limits).
+OVER_LIMIT_STAT = "sitemap/feed/over_limit"
+ADVICE = (
+    "one sitemap file holds at most {urls:,} URLs and {size:,} bytes: for more, set "
+    "FEED_EXPORT_BATCH_ITEM_COUNT = {urls} with %(batch_id)d in the feed URI, or publish a sharded, "
+    'indexed set with the sitemap pipeline (ADDONS = {{"sitemap_spider.Addon": 0}})'
+).format(urls=MAX_URLS_PER_SITEMAP, size=MAX_BYTES_PER_SITEMAP)
 
 
 class SitemapItemExporter(BaseItemExporter):
@@ -34,7 +49,15 @@ class SitemapItemExporter(BaseItemExporter):
         self.file = file
         self.urls_written = 0
         self.items_skipped = 0
+        self.over_limit = 0
         self.bytes_written = 0
+        self.stats: Any = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, file: IO[bytes], **kwargs: Any) -> Self:
+        exporter = cls(file, **kwargs)
+        exporter.stats = crawler.stats
+        return exporter
 
     def start_exporting(self) -> None:
         self._write(URLSET_OPEN)
@@ -46,11 +69,9 @@ class SitemapItemExporter(BaseItemExporter):
             self._skip("Skipping item for the sitemap: %s", exc)
             return
         element = url_element(entry)
-        if self.urls_written >= MAX_URLS_PER_SITEMAP:
-            self._skip("Skipping %s: a sitemap holds at most %d URLs", entry.loc, MAX_URLS_PER_SITEMAP)
-            return
-        if self.bytes_written + len(element) + len(URLSET_CLOSE) > MAX_BYTES_PER_SITEMAP:
-            self._skip("Skipping %s: a sitemap holds at most %d bytes", entry.loc, MAX_BYTES_PER_SITEMAP)
+        full = self.urls_written >= MAX_URLS_PER_SITEMAP
+        if full or self.bytes_written + len(element) + len(URLSET_CLOSE) > MAX_BYTES_PER_SITEMAP:
+            self._over_limit(entry.loc)
             return
         self._write(element)
         self.urls_written += 1
@@ -64,9 +85,16 @@ class SitemapItemExporter(BaseItemExporter):
         adapter = ItemAdapter(item)
         return {
             name: self.serialize_field(adapter.get_field_meta(name), name, adapter[name])
-            for name in ("loc", "lastmod", "changefreq", "priority")
+            for name in ("loc", "url", "lastmod", "changefreq", "priority")
             if name in adapter
         }
+
+    def _over_limit(self, loc: str) -> None:
+        self.over_limit += 1
+        if self.stats is not None:
+            self.stats.inc_value(OVER_LIMIT_STAT)
+        if self.over_limit == 1:
+            logger.error("The sitemap feed is full, %s is not in it: %s", loc, ADVICE)
 
     def _skip(self, message: str, *args: object) -> None:
         self.items_skipped += 1
@@ -74,6 +102,11 @@ class SitemapItemExporter(BaseItemExporter):
 
     def finish_exporting(self) -> None:
         self._write(URLSET_CLOSE)
+        if self.over_limit:
+            logger.error(
+                "%d item(s) are NOT in the sitemap feed (it holds %d URLs): %s",
+                self.over_limit, self.urls_written, ADVICE,
+            )
         if self.urls_written == 0:
             # An empty <urlset> is not valid per sitemap.xsd (at least one <url>).
             logger.warning("The sitemap feed has no valid URL: the file is not a valid sitemap")

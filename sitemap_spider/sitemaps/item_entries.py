@@ -1,4 +1,4 @@
-"""Any item with a ``loc`` field, as a checked :class:`SitemapEntry`.
+"""Any item with a ``loc`` (or ``url``) field, as a checked :class:`SitemapEntry`.
 
 Shared by the crawl's pipeline and the ``sitemap`` feed exporter, so both
 accept the same items: dicts, dataclasses, ``scrapy.Item`` (through itemadapter).
@@ -52,11 +52,13 @@ def item_to_entry(item: Any) -> SitemapEntry:
     if isinstance(item, SitemapEntry):
         return item
     adapter = ItemAdapter(item)
-    if adapter.get("loc") is None:
-        raise InvalidEntryError("item has no loc field")
+    # A project's items often call it url.
+    loc = adapter.get("loc") if adapter.get("loc") is not None else adapter.get("url")
+    if loc is None:
+        raise InvalidEntryError("item has no loc (or url) field")
     digest = adapter.get("content_digest")
     return SitemapEntry(
-        loc=adapter["loc"],
+        loc=loc,
         lastmod=format_lastmod(adapter.get("lastmod")),
         changefreq=adapter.get("changefreq"),
         priority=_priority(adapter.get("priority")),

@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_spider.modes.workers.channel import owner
 from sitemap_spider.modes.workers.handover import Workers
-from sitemap_spider.modes.workers.roles import WORKERS_STAT, Helper, Leader
+from sitemap_spider.modes.workers.helper import Helper
+from sitemap_spider.modes.workers.leader import WORKERS_STAT, Leader
 from sitemap_spider.modes.workers.spawn import helper_socket, run_helper
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from sitemap_spider.config import SitemapConfig
+    from sitemap_spider.config import CrawlTarget, SitemapConfig
 
 __all__ = ["WORKERS_STAT", "Helper", "Leader", "Workers", "for_crawler", "owner", "run_helper"]
 
@@ -48,14 +49,16 @@ __all__ = ["WORKERS_STAT", "Helper", "Leader", "Workers", "for_crawler", "owner"
 _ONE_PROCESS_SETTINGS = ("JOBDIR", "SITEMAP_REDIS_URL")
 
 
-def for_crawler(crawler: Crawler, config: SitemapConfig, spider_kwargs: dict[str, Any]) -> Workers | None:
+def for_crawler(
+    crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
+) -> Workers | None:
     """The crawl's part in a two-process crawl, or None when it runs in one process."""
     sock = helper_socket()
     if sock is not None:
-        return Helper(crawler, sock)
+        return Helper(crawler, config, target, sock)
     settings = crawler.settings
     if config.workers < 2 or "_job" in spider_kwargs:
         return None  # Scrapyd counts and limits its jobs' processes itself
     if any(settings.get(name) for name in _ONE_PROCESS_SETTINGS) or settings.getdict("FEEDS"):
         return None  # state or output that lives in this process
-    return Leader(crawler, config, dict(spider_kwargs))
+    return Leader(crawler, config, target, dict(spider_kwargs))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.workers.channel import owner
 
@@ -16,17 +17,18 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.modes.workers.channel import Channel
 
 
-class Workers:
+class Workers(CrawlMode):
     """What both processes share: handing URLs over and taking them in."""
 
     index = 0
     count = 1
 
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
+    def __init__(self, crawler: Crawler, config: SitemapConfig, target: CrawlTarget) -> None:
+        super().__init__(crawler, config, target.base_url(config), target.site.to_crawl)
         self.channel: Channel | None = None
         self.sent = 0  # links handed to the other process
         self.received = 0  # links taken in from it
@@ -45,9 +47,6 @@ class Workers:
         self.channel.send({"t": "links", "l": [[url, depth, skip]]})
         self.sent += 1
         return True
-
-    def response_seen(self) -> None:
-        """Called for each page the spider is given."""
 
     def attach(self, make_request: Callable[[str, str | None], Request], met: set[str]) -> None:
         """How the spider turns a URL handed over into a request, and the links it has met."""

@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.settings import BaseSettings, Settings
 
+from sitemap_spider import stats as keys
+
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
+    from scrapy import Spider
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
@@ -35,11 +38,11 @@ def why_paced(crawler: Crawler) -> str | None:
     """Why the site's pace, not the CPU, bounds this crawl, if it does."""
     stats = crawler.stats
     assert stats is not None
-    if stats.get_value("sitemap/crawl_delay"):
+    if stats.get_value(keys.CRAWL_DELAY):
         return "robots.txt asks for a Crawl-delay"
     if crawler.settings.getfloat("DOWNLOAD_DELAY") > 0:
         return "DOWNLOAD_DELAY is set"
-    if any(key.startswith("sitemap/backoff/") for key in stats.get_stats()):
+    if any(key.startswith(keys.BACKOFF) for key in stats.get_stats()):
         return "the site asked the crawl to slow down (429/503)"
     return None
 
@@ -60,7 +63,10 @@ def spawn_helper(crawler: Crawler, spider_kwargs: dict[str, Any]) -> tuple[BaseP
     ours, theirs = socket.socketpair()
     context = multiprocessing.get_context("spawn")
     process = context.Process(
-        target=run_helper, args=(values, spider_kwargs, theirs), name="sitemap-worker-2", daemon=True
+        target=run_helper,
+        args=(crawler.spidercls, values, spider_kwargs, theirs),
+        name="sitemap-worker-2",
+        daemon=True,
     )
     try:
         process.start()
@@ -99,16 +105,16 @@ def _plain(settings: BaseSettings) -> dict[Any, Any]:
     }
 
 
-def run_helper(values: dict[str, Any], spider_kwargs: dict[str, Any], sock: socket.socket) -> None:
+def run_helper(
+    spider_cls: type[Spider], values: dict[str, Any], spider_kwargs: dict[str, Any], sock: socket.socket
+) -> None:
     """The helper process: the same crawl, fed with URLs by the leader."""
     from scrapy.crawler import CrawlerProcess
-
-    from sitemap_spider.crawl.spider import SitemapSpider
 
     global _helper_socket
     _helper_socket = sock
     settings = Settings()
     settings.setdict(values, priority="cmdline")
     process = CrawlerProcess(settings)
-    process.crawl(SitemapSpider, **spider_kwargs)
+    process.crawl(spider_cls, **spider_kwargs)
     process.start()

@@ -1,8 +1,8 @@
-"""The two processes of a two-process crawl: the leader and the helper (see :mod:`sitemap_spider.modes.workers`).
+"""The leader of a two-process crawl (see :mod:`sitemap_spider.modes.workers`): the process the user started.
 
-Each side of their messages: links handed over, the helper's entries and
-exclusions, the idle counts that let the leader end the crawl when nothing is
-left anywhere, and what each does when the other is gone.
+It seeds the crawl, starts the helper when the queue shows the site is big, takes in the
+helper's links, entries and exclusions, ends the crawl when nothing is left in either
+process, and publishes; if the helper dies, it crawls what it had handed over itself.
 """
 
 from __future__ import annotations
@@ -10,35 +10,33 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from scrapy import Request, signals
+from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 
-from sitemap_spider.crawl.report import EXCLUDED_PREFIX
+from sitemap_spider import stats as keys
 from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
+from sitemap_spider.sitemaps.entry import SitemapEntry
 
 if TYPE_CHECKING:
-    import socket
     from multiprocessing.process import BaseProcess
 
     from scrapy.crawler import Crawler
 
-    from sitemap_spider.config import SitemapConfig
+    from sitemap_spider.config import CrawlTarget, SitemapConfig
 
 logger = logging.getLogger(__name__)
 
-#: Stats: 2 once the helper process has started.
-WORKERS_STAT = "sitemap/workers"
+WORKERS_STAT = keys.WORKERS
 # The helper's stats that are not counts of work (summing them would mean nothing): Scrapy's
 # times and finish reason, each process's memory and log lines, what the leader sets itself,
 # and the exclusions, which the helper sent over one by one and the leader counted. Whole keys
 # and prefixes: a count whose name holds "time" or "start" (say "sitemap/render/timeout") is summed.
 _NOT_SUMMED = frozenset({"start_time", "finish_time", "finish_reason", "elapsed_time_seconds", WORKERS_STAT})
-_NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", EXCLUDED_PREFIX, WORKERS_STAT + "/")
+_NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", keys.EXCLUDED, WORKERS_STAT + "/")
 # Maxima (Scrapy's deepest request, scrapy-playwright's most pages open at once): the larger of
 # the two processes' values, not their sum.
 _MAXIMA = frozenset({"request_depth_max", "playwright/page_count/max_concurrent"})
@@ -49,13 +47,13 @@ _CHECK_EVERY = 32
 class Leader(Workers):
     """The process the user started: seeds the crawl, starts the helper, ends and publishes."""
 
-    def __init__(self, crawler: Crawler, config: SitemapConfig, spider_kwargs: dict[str, Any]) -> None:
-        super().__init__(crawler)
+    def __init__(
+        self, crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
+    ) -> None:
+        super().__init__(crawler, config, target)
         self.after = config.workers_after
         self.spider_kwargs = spider_kwargs
         self.process: BaseProcess | None = None
-        self.on_entry: Callable[[dict[str, Any]], None] | None = None
-        self.on_exclude: Callable[[str, str, str | None], None] | None = None
         self._handed: list[tuple[str, int, str | None]] = []
         self._responses = 0
         self._helper_idle: dict[str, int] | None = None
@@ -71,8 +69,8 @@ class Leader(Workers):
         self._handed.append((url, depth, skip))  # crawled here if the helper dies
         return True
 
-    def response_seen(self) -> None:
-        """Called for each page: start the helper once the queue shows the site is big."""
+    def page_seen(self) -> None:
+        """Start the helper once the queue shows the site is big."""
         if self._decided:
             return
         self._responses += 1
@@ -115,11 +113,10 @@ class Leader(Workers):
         if kind == "links":
             self._take_links(message["l"])
         elif kind == "entry":
-            if self.on_entry is not None:
-                self.on_entry(message["e"])
+            self.take(SitemapEntry(**message["e"]))  # checked and counted here, as this process's own
         elif kind == "exclude":
-            if self.on_exclude is not None:
-                self.on_exclude(message["u"], message["r"], message.get("d"))
+            assert self.report is not None
+            self.report.exclude(message["u"], message["r"], message.get("d"))
         elif kind == "idle":
             self._helper_idle = message
             self._wake()
@@ -165,7 +162,7 @@ class Leader(Workers):
         logger.error("The second crawling process is gone (%s): this process crawls its %d URLs",
                      why, len(self._handed))
         assert self.crawler.stats is not None
-        self.crawler.stats.inc_value("sitemap/workers/lost")
+        self.crawler.stats.inc_value(keys.WORKERS_LOST)
         handed, self._handed = self._handed, []
         self._take_links([list(link) for link in handed])
         self._wake()
@@ -199,86 +196,6 @@ class Leader(Workers):
         process.join(timeout=10)
         if self.channel is not None:
             await self.channel.aclose()
-
-
-class Helper(Workers):
-    """The second process: crawls its half, sends entries and exclusions to the leader."""
-
-    index = 1
-    count = 2
-
-    def __init__(self, crawler: Crawler, sock: socket.socket) -> None:
-        super().__init__(crawler)
-        self._stopped = False
-        self._told: tuple[int, int] | None = None
-        self._sock = sock
-        crawler.signals.connect(self._on_opened, signal=signals.spider_opened)
-        crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
-        crawler.signals.connect(self._on_closed, signal=signals.spider_closed)
-
-    def _on_opened(self) -> None:
-        self.channel = Channel(self._sock, self._on_message, self._on_lost)
-
-    def send_entry(self, fields: dict[str, Any]) -> None:
-        assert self.channel is not None
-        self.channel.send({"t": "entry", "e": fields})
-
-    def send_exclusion(self, url: str, reason: str, detail: str | None) -> None:
-        assert self.channel is not None
-        self.channel.send({"t": "exclude", "u": url, "r": reason, "d": detail})
-
-    def _on_message(self, message: dict[str, Any]) -> None:
-        if message["t"] == "links":
-            self._take_links(message["l"])
-        elif message["t"] == "met":
-            self._take_met(message["u"])
-        elif message["t"] == "stop":
-            self._stopped = True
-            self._wake()
-        elif message["t"] == "quit":
-            self._close("shutdown")
-
-    def _take_met(self, urls: list[str]) -> None:
-        """The leader's requests from before this process started: links and redirects to them are not fetched."""
-        assert self.met is not None
-        self.met.update(urls)
-        scheduler = getattr(self.crawler.engine, "scheduler", None)
-        seen = getattr(getattr(scheduler, "df", None), "request_seen", None)
-        if seen is not None:
-            for url in urls:
-                seen(Request(url))
-
-    def _on_lost(self) -> None:
-        if self._stopped or not self.crawler.crawling:
-            return  # ending anyway (the leader's end, or Ctrl-C)
-        logger.error("The leading crawl process is gone: this worker stops")
-        self._close("leader_gone")
-
-    def _close(self, reason: str) -> None:
-        self._stopped = True
-        engine = self.crawler.engine
-        if engine is not None and engine.spider is not None:
-            asyncio.ensure_future(engine.close_spider_async(reason=reason))
-
-    def _on_idle(self) -> None:
-        if self._stopped:
-            return
-        counts = (self.received, self.sent)
-        if counts != self._told:
-            self._told = counts
-            assert self.channel is not None
-            self.channel.send({"t": "idle", "recv": self.received, "sent": self.sent})
-        raise DontCloseSpider
-
-    async def _on_closed(self, reason: str) -> None:
-        if self.channel is None:
-            return
-        stats = self.crawler.stats.get_stats() if self.crawler.stats is not None else {}
-        self.channel.send({"t": "bye", "reason": reason, "stats": {
-            key: value for key, value in stats.items() if isinstance(value, int)
-        }})
-        await self.channel.drain()
-        await self.channel.aclose()
 
 
 def helper_counts(stats: dict[str, Any]) -> dict[str, int]:
