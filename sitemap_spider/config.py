@@ -9,7 +9,7 @@ and :class:`CrawlTarget`. Every error names the setting or argument at fault
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from sitemap_spider import default_settings
+import sitemap_spider.default_settings as default_settings
 from sitemap_spider.config_parsing import (
     CHANGEFREQS,
     ConfigError,
@@ -48,7 +48,9 @@ __all__ = [
     "Rule",
     "SharedConfig",
     "SitemapConfig",
+    "apply_crawl_defaults",
     "apply_defaults",
+    "apply_sitemap_defaults",
 ]
 
 # Below this a shard cannot hold the XML declaration, the urlset and one long URL.
@@ -261,8 +263,22 @@ def apply_defaults(settings: BaseSettings) -> None:
     them already: ``-s 'EXTENSIONS={"sitemap_spider.crawl.politeness.Politeness": null}'``
     turns one off.
     """
+    _apply(settings, lambda name: True)
+
+
+def apply_sitemap_defaults(settings: BaseSettings) -> None:
+    """The ``SITEMAP_*`` settings' defaults only (the add-on's), at 'addon' priority."""
+    _apply(settings, lambda name: name.startswith("SITEMAP_"))
+
+
+def apply_crawl_defaults(settings: BaseSettings) -> None:
+    """The Scrapy settings the sitemap spider's crawl changes, at 'addon' priority."""
+    _apply(settings, lambda name: not name.startswith("SITEMAP_"))
+
+
+def _apply(settings: BaseSettings, wanted: Callable[[str], bool]) -> None:
     for name in dir(default_settings):
-        if not name.isupper():
+        if not name.isupper() or not wanted(name):
             continue
         value = getattr(default_settings, name)
         if name in COMPONENT_SETTINGS:

@@ -9,6 +9,9 @@ BOT_NAME = "sitemap_spider"
 SPIDER_MODULES = ["sitemap_spider.crawl.spider"]
 # `scrapy crawl` with start-up checks and an exit code that says whether a set was published.
 COMMANDS_MODULE = "sitemap_spider.commands"
-# `-o urls.xml:sitemap` writes a sitemap urlset from any spider whose items have a `loc`.
+# The project's own add-on: the sitemap pipeline, the `sitemap` feed format and the SITEMAP_*
+# defaults, for every spider here (the sitemap spider also enables it itself).
+ADDONS = {"sitemap_spider.Addon": 0}
+# Scrapy checks the format of `-o urls.xml:sitemap` before add-ons load: name it here too.
 FEED_EXPORTERS = {"sitemap": "sitemap_spider.sitemaps.exporter.SitemapItemExporter"}
 FEED_EXPORT_ENCODING = "utf-8"

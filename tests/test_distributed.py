@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from sitemap_spider.modes.shared import KEY_PREFIX
+from sitemap_spider.modes.shared.crawl import KEY_PREFIX
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import free_port

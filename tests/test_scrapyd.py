@@ -399,7 +399,7 @@ def test_egg_holds_the_package_data_and_the_settings_entry_point(built_egg: Path
     assert {"sitemap_spider/schemas/sitemap.xsd", "sitemap_spider/schemas/siteindex.xsd"} <= xsds
     missing = (xsds | {"sitemap_spider/schemas/SOURCES.md", "sitemap_spider/py.typed"}) - names
     assert not missing, f"not in the egg: {sorted(missing)}"
-    assert "sitemap_spider/spiders/sitemap.py" in names
+    assert "sitemap_spider/crawl/spider.py" in names
     assert "sitemap_spider/commands/crawl.py" in names
     assert not {n for n in names if n.startswith(("tests/", "bench/"))}, "test code in the egg"
     # Scrapyd finds the project's settings module through this entry point.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
+from sitemap_spider import stats as keys
 from sitemap_spider.config import ConfigError
 
 if TYPE_CHECKING:
@@ -45,19 +46,14 @@ class Command(ScrapyCrawlCommand):
             return
         # Pass the name, not a Crawler: Scrapy merges the process settings into a
         # Crawler given to crawl() again, over what the spider set for itself.
-        # Imported here: Scrapy imports every command to list them, and `scrapy publish` need
-        # not pay for redis and the pipeline (a tenth of a second of its start-up).
-        from sitemap_spider.modes.shared import PUBLISHER_STAT
-        from sitemap_spider.pipeline import NOT_PUBLISHED_STAT
-
         self.crawler_process.crawl(args[0], **opts.spargs)
         crawler = next(iter(self.crawler_process.crawlers))
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
-        elif crawler.stats.get_value(PUBLISHER_STAT) is not None:
+        elif crawler.stats.get_value(keys.SHARED_PUBLISHER) is not None:
             pass  # a worker of a shared crawl that left publishing to another one
-        elif crawler.stats.get_value("sitemap/urls") is None:
-            why = crawler.stats.get_value(NOT_PUBLISHED_STAT) or "the crawl failed"
+        elif crawler.stats.get_value(keys.URLS) is None:
+            why = crawler.stats.get_value(keys.NOT_PUBLISHED) or "the crawl failed"
             print(f"error: no sitemap published: {why}", file=sys.stderr)
             self.exitcode = 1

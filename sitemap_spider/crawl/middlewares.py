@@ -7,7 +7,6 @@ Spiders without a ``report`` attribute get the library behaviour unchanged.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
@@ -20,9 +19,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
-from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.render.renderer import RESOURCE_META
-from sitemap_spider.modes.schedulers import STATE_ID_META, state_of
+from sitemap_spider import request_meta as meta
 from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
@@ -30,13 +27,11 @@ if TYPE_CHECKING:
 
     from sitemap_spider.crawl.report import CrawlReport
 
-#: Request meta key: the spider asks for this URL to be recorded as excluded, not fetched.
-SKIP_META = "sitemap_skip"
 
 
 def _report(crawler: Any, request: Request) -> CrawlReport | None:
     # Resources (scripts read to decide on rendering) are not pages: nothing to record.
-    if request.meta.get(RESOURCE_META):
+    if request.meta.get(meta.RESOURCE):
         return None
     return getattr(crawler.spider, "report", None)
 
@@ -64,7 +59,7 @@ class SiteScopeMiddleware(OffsiteMiddleware):
 
     def process_request(self, request: Request, spider: Spider | None = None) -> None:
         super().process_request(request)
-        reason = request.meta.get(SKIP_META)
+        reason = request.meta.get(meta.SKIP)
         if reason:
             report = _report(self.crawler, request)
             if report is not None:
@@ -102,9 +97,9 @@ class _RecordRedirects:
         if site is not None and target is not None and site.to_crawl(target) != target:
             result = result.replace(url=site.to_crawl(target))
             target = result.url
-        workers = getattr(spider, "workers", None)
-        # The other process owns the target by its normalised spelling, as it owns links.
-        if workers is not None and target is not None and workers.hand_over(target, request.meta.get("depth", 0)):
+        mode = getattr(spider, "crawl_mode", None)
+        # Another process may own the target by its normalised spelling, as it owns links.
+        if mode is not None and target is not None and mode.hand_over(target, request.meta.get("depth", 0)):
             raise IgnoreRequest(f"{target} is fetched by the other crawling process")
         return result
 
@@ -149,48 +144,3 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             if report is not None:
                 report.exclude(request.url, "robots")
             raise
-
-
-class CrawlStateMiddleware:
-    """Spider middleware: store what a response produced, then mark its request done.
-
-    Entries go to the crawl state as they pass; new requests are stored by the
-    scheduler as the engine receives them. Only when the callback's output is
-    exhausted is the request marked done, so a crash in between fetches it again.
-    Without a crawl state (no JOBDIR) it does nothing.
-    """
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> CrawlStateMiddleware:
-        return cls(crawler)
-
-    def process_spider_output(self, response: Response, result: Iterable[Any]) -> Iterator[Any]:
-        state = state_of(self.crawler.spider)
-        for output in result:
-            if state is not None and isinstance(output, SitemapEntry):
-                state.add_entry(output)
-            yield output
-        mark_done(self.crawler.spider, response.request)
-
-    async def process_spider_output_async(self, response: Response, result: AsyncIterable[Any]) -> AsyncIterator[Any]:
-        state = state_of(self.crawler.spider)
-        async for output in result:
-            if state is not None and isinstance(output, SitemapEntry):
-                state.add_entry(output)
-            yield output
-        mark_done(self.crawler.spider, response.request)
-
-    def process_spider_exception(self, response: Response, exception: Exception) -> None:
-        # The page is logged and counted as a spider error by Scrapy; it is handled.
-        mark_done(self.crawler.spider, response.request)
-
-
-def mark_done(spider: Any, request: Request | None) -> None:
-    """Mark a request done in the crawl state, if the crawl has one."""
-    state = state_of(spider)
-    request_id = None if request is None else request.meta.get(STATE_ID_META)
-    if state is not None and request_id is not None:
-        state.done(request_id)

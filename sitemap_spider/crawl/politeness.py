@@ -23,6 +23,7 @@ from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 
+from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.dates import parse_http_date
 
@@ -123,7 +124,7 @@ class Politeness:
             )
             return
         self.crawl_delays[netloc] = delay
-        self.crawler.stats.set_value("sitemap/crawl_delay", delay)
+        self.crawler.stats.set_value(keys.CRAWL_DELAY, delay)
         if delay < asked:
             logger.warning(
                 "robots.txt of %s sets Crawl-delay: %g; waiting %g s between requests instead "
@@ -176,7 +177,7 @@ class Politeness:
             slot.delay = max(slot.delay, floor)
 
     def _back_off(self, key: str, slot: Slot, response: Response, now: float, sent: float) -> None:
-        self.crawler.stats.inc_value(f"sitemap/backoff/{response.status}")
+        self.crawler.stats.inc_value(f"{keys.BACKOFF}{response.status}")
         if self.config.max_backoff <= 0:
             return  # SITEMAP_MAX_BACKOFF=0: only RetryMiddleware's immediate retries
         header = response.headers.get(b"Retry-After")

@@ -6,19 +6,15 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 from scrapy.statscollectors import StatsCollector
 
-if TYPE_CHECKING:
-    from sitemap_spider.modes.shared import SharedCrawl
-    from sitemap_spider.modes.state import CrawlState
+from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
 logger = logging.getLogger(__name__)
-
-EXCLUDED_PREFIX = "sitemap/excluded/"
 
 #: Every reason a URL is not listed (stats ``sitemap/excluded/<reason>``), as the README explains them.
 REASONS = {
@@ -48,23 +44,29 @@ def _row(url: str, reason: str, detail: str | None) -> dict[str, str]:
     return row
 
 
-class CrawlReport:
-    """Counts exclusions under ``sitemap/excluded/<reason>``; spools them for the report.
+class ExclusionStore(Protocol):
+    """Where a crawl that keeps state elsewhere (a crawl mode's) keeps its exclusions."""
 
-    The spool is a JSON Lines file next to the report, so a crawl of millions
-    of URLs does not hold its exclusions in memory.
+    def add_exclusion(self, url: str, reason: str, detail: str | None) -> None: ...
+
+    def exclusions(self) -> Iterator[tuple[str, str, str | None]]: ...
+
+    def exclusion_counts(self) -> dict[str, int]: ...
+
+
+class CrawlReport:
+    """Counts exclusions under ``sitemap/excluded/<reason>``; keeps them for the report.
+
+    Without a ``store`` they are spooled to a JSON Lines file next to the report, so a
+    crawl of millions of URLs does not hold its exclusions in memory.
     """
 
-    def __init__(
-        self, stats: StatsCollector, path: Path | None, state: CrawlState | SharedCrawl | None = None
-    ) -> None:
+    def __init__(self, stats: StatsCollector, path: Path | None, store: ExclusionStore | None = None) -> None:
         self._stats = stats
         self._path = path
-        self._state = state
+        self._store = store
         self._spool: IO[str] | None = None
-        #: Also tell another process of each exclusion (the helper of a two-process crawl).
-        self.forward: Callable[[str, str, str | None], None] | None = None
-        if path is not None and state is None:
+        if path is not None and store is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._spool = tempfile.NamedTemporaryFile(
                 "w+", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".jl"
@@ -75,13 +77,10 @@ class CrawlReport:
         if reason not in REASONS:
             raise ValueError(f"unknown exclusion reason {reason!r}")
         self._stats.inc_value(EXCLUDED_PREFIX + reason)
-        if self.forward is not None:
-            self.forward(url, reason, detail)
-            return
         logger.debug("Not listed (%s%s): %s", reason, f": {detail}" if detail else "", url)
-        if self._state is not None:
-            # Resumable and shared crawls keep their exclusions with the rest of the crawl state.
-            self._state.add_exclusion(url, reason, detail)
+        if self._store is not None:
+            # A crawl mode that keeps state keeps the exclusions with it (or sends them on).
+            self._store.add_exclusion(url, reason, detail)
         elif self._spool is not None:
             self._spool.write(json.dumps(_row(url, reason, detail), ensure_ascii=False) + "\n")
 
@@ -93,8 +92,8 @@ class CrawlReport:
             for key, value in stats.items()
             if key.startswith(EXCLUDED_PREFIX)
         }
-        if self._state is not None:
-            counts.update(self._state.exclusion_counts())  # this run's and those before a resume
+        if self._store is not None:
+            counts.update(self._store.exclusion_counts())  # this run's and those before a resume
         return dict(sorted(counts.items()))
 
     def write(self, summary: Mapping[str, Any]) -> None:
@@ -120,8 +119,8 @@ class CrawlReport:
         logger.info("Crawl report written to %s", self._path)
 
     def _excluded_rows(self) -> Iterator[str]:
-        if self._state is not None:
-            for url, reason, detail in self._state.exclusions():
+        if self._store is not None:
+            for url, reason, detail in self._store.exclusions():
                 yield json.dumps(_row(url, reason, detail), ensure_ascii=False)
         elif self._spool is not None:
             self._spool.flush()

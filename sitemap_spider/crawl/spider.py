@@ -16,12 +16,11 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import get_base_url, get_meta_refresh
 from twisted.python.failure import Failure
 
-from sitemap_spider.crawl import middlewares
-from sitemap_spider.render.browser import Browser, playwright_settings
+from sitemap_spider import modes
+from sitemap_spider import request_meta as meta
+from sitemap_spider import stats as keys
 from sitemap_spider.config import CrawlTarget, SitemapConfig
 from sitemap_spider.crawl.dates import lastmod_from_header
-from sitemap_spider.modes.shared import SharedCrawl
-from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.pages import (
     RobotsDirectives,
@@ -33,13 +32,13 @@ from sitemap_spider.crawl.pages import (
     robots_from_meta,
 )
 from sitemap_spider.crawl.report import CrawlReport
+from sitemap_spider.crawl.start_up import check_start_up, configure_settings
+from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.spider_side import RenderingMixin
-from sitemap_spider.crawl.start_up import check_start_up, configure_settings, open_crawl_state
-from sitemap_spider.modes.state import CrawlState
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
 from sitemap_spider.sitemaps.urls import normalize_url
 from sitemap_spider.crawl.urls import repeated_segment_count
-from sitemap_spider.modes.workers import Helper, Leader, Workers, for_crawler
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +53,8 @@ class SitemapSpider(RenderingMixin, Spider):
     name = "sitemap"
     config: SitemapConfig
     target: CrawlTarget
-    report: CrawlReport
-    crawl_state: CrawlState | SharedCrawl | None
+    crawl_mode: modes.CrawlMode
     link_finder: LinkFinder
-    workers: Workers | None
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -83,15 +80,12 @@ class SitemapSpider(RenderingMixin, Spider):
         spider: SitemapSpider = super().from_crawler(crawler, *args, **kwargs)
         spider.config = config
         spider.target = target
-        spider.crawl_state = open_crawl_state(crawler, config, target)
+        spider.crawl_mode = modes.for_crawler(crawler, config, target, kwargs)
         spider._set_up_rendering(crawler, browser)
-        crawler.signals.connect(spider._open_report, signal=signals.spider_opened)
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
-        spider.workers = None if spider.crawl_state is not None else for_crawler(crawler, config, kwargs)
-        if spider.workers is not None:
-            spider.workers.attach(spider._request, spider.link_finder.met)
+        spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
         return spider
@@ -99,31 +93,23 @@ class SitemapSpider(RenderingMixin, Spider):
     def _forget_links(self) -> None:
         self.link_finder.met.clear()
 
-    def _open_report(self) -> None:
-        # Stats exist only once the crawl has started.
-        assert self.crawler.stats is not None
-        self.report = CrawlReport(self.crawler.stats, self.config.report_path, self.crawl_state)
-        if isinstance(self.workers, Helper):
-            self.report.forward = self.workers.send_exclusion
-        elif isinstance(self.workers, Leader):
-            self.workers.on_exclude = self.report.exclude
+    @property
+    def report(self) -> CrawlReport:
+        """The crawl's ledger of URLs not listed (open once the crawl has started)."""
+        report = self.crawl_mode.report
+        assert report is not None
+        return report
 
     async def start(self) -> AsyncIterator[Request]:
-        shared = self.crawl_state if isinstance(self.crawl_state, SharedCrawl) else None
-        if shared is not None and not shared.seeds:
-            return  # the worker that started the shared crawl queues them
-        if isinstance(self.workers, Helper):
-            return  # the leader hands this process its URLs
+        if not self.crawl_mode.queues_start_urls():
+            return
         for url in self.target.start_urls:
             yield self._request(url)
-        if shared is not None:
-            # The engine queued each request before asking for the next one.
-            shared.seeded()
+        self.crawl_mode.start_urls_queued()
 
     async def parse(self, response: Response) -> AsyncIterator[Request | SitemapEntry]:
         """Judge one downloaded page, or send it to the browser first; follow its links."""
-        if self.workers is not None:
-            self.workers.response_seen()
+        self.crawl_mode.page_seen()
         url = normalize_url(response.url, self.config.strip_params) or response.url
         if not self.target.site.in_scope(url):
             self.report.exclude(url, "offsite")
@@ -203,11 +189,10 @@ class SitemapSpider(RenderingMixin, Spider):
         elif not isinstance(error, IgnoreRequest):  # IgnoreRequest: recorded where it was dropped
             logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
             self.report.exclude(request.url, "error", failure.getErrorMessage())
-        middlewares.mark_done(self, request)
+        self.crawl_mode.request_done(request)
 
     def _request(self, url: str, skip: str | None = None) -> Request:
-        meta = {middlewares.SKIP_META: skip} if skip else None
-        return Request(url, callback=self.parse, errback=self.on_error, meta=meta)
+        return Request(url, callback=self.parse, errback=self.on_error, meta={meta.SKIP: skip} if skip else None)
 
     def _follow(self, response: TextResponse, directives: RobotsDirectives) -> Iterator[Request]:
         if directives.nofollow and not self.config.follow_nofollow:
@@ -223,9 +208,8 @@ class SitemapSpider(RenderingMixin, Spider):
         yield from self._requests_for(hrefs, response)
 
     def _hand_over(self, url: str, response: Response, skip: str | None = None) -> bool:
-        """In a two-process crawl, send a URL the other process owns to it."""
-        workers = self.workers
-        return workers is not None and workers.hand_over(url, response.meta.get("depth", 0) + 1, skip)
+        """Send a URL another process owns to it (a crawl mode with more than one process)."""
+        return self.crawl_mode.hand_over(url, response.meta.get("depth", 0) + 1, skip)
 
     def _requests_for(self, hrefs: Iterable[str], response: Response) -> Iterator[Request]:
         site = self.target.site
@@ -244,7 +228,7 @@ class SitemapSpider(RenderingMixin, Spider):
             if not self._hand_over(url, response, skip):
                 yield self._request(url, skip)
         if offsite:
-            self.crawler.stats.inc_value("sitemap/links/offsite", offsite)
+            self.crawler.stats.inc_value(keys.LINKS_OFFSITE, offsite)
 
     def _skip_reason(self, url: str) -> str | None:
         """Why a link on the site is not to be fetched at all, if it is not."""

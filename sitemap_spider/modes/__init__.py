@@ -1,0 +1,63 @@
+"""How the crawl is run, chosen once: one process (which may start a second one), resumable, or shared.
+
+``JOBDIR`` makes a crawl resumable, ``SITEMAP_REDIS_URL`` shares it between workers, and
+``SITEMAP_WORKERS`` lets one process start a second; this module alone reads them to pick
+the mode. Everything else asks the mode (see :class:`~sitemap_spider.modes.base.CrawlMode`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sitemap_spider.modes import workers
+from sitemap_spider.modes.base import CrawlMode
+from sitemap_spider.modes.resumable import DurableMode, Resumable
+from sitemap_spider.modes.shared import SharedMode
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+
+    from sitemap_spider.config import CrawlTarget, SitemapConfig
+
+__all__ = ["CrawlMode", "check", "configure", "for_crawler", "mode_class", "mode_of"]
+
+
+def mode_class(settings: BaseSettings) -> type[CrawlMode]:
+    """The mode the settings ask for; a one-process crawl decides later whether it starts a second process."""
+    if settings.get("SITEMAP_REDIS_URL"):
+        return SharedMode
+    if settings.get("JOBDIR"):
+        return Resumable
+    return CrawlMode
+
+
+def configure(settings: BaseSettings) -> None:
+    """The scheduler and middlewares of the mode the settings ask for."""
+    mode_class(settings).configure(settings)
+
+
+def check(settings: BaseSettings, config: SitemapConfig) -> None:
+    """Before any request: :class:`~sitemap_spider.config.ConfigError` when the mode cannot run."""
+    mode_class(settings).check(config)
+
+
+def for_crawler(
+    crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
+) -> CrawlMode:
+    """The mode of this crawl's process."""
+    cls = mode_class(crawler.settings)
+    # A project that names its own SCHEDULER gets a crawl without the mode's state.
+    if issubclass(cls, DurableMode) and crawler.settings.get("SCHEDULER") is cls.scheduler:
+        return cls(crawler, config, target)
+    two = workers.for_crawler(crawler, config, target, spider_kwargs)
+    if two is not None:
+        return two
+    return CrawlMode(crawler, config, target.base_url(config), target.site.to_crawl)
+
+
+def mode_of(spider: Any) -> CrawlMode | None:
+    """The crawl mode of a spider that has one (the sitemap spider)."""
+    mode = getattr(spider, "crawl_mode", None)
+    return mode if isinstance(mode, CrawlMode) else None
+

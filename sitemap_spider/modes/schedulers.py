@@ -17,24 +17,24 @@ from scrapy import Request, Spider
 from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.utils.request import request_from_dict
 
+from sitemap_spider import request_meta as meta
+from sitemap_spider.modes.state import CrawlState
+
 if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
 
-    from sitemap_spider.modes.state import CrawlState
-
 logger = logging.getLogger(__name__)
 
-#: Request meta key holding the request's row in the crawl state.
-STATE_ID_META = "sitemap_state_id"
 # Requests taken from the database at once; they are marked in flight together.
 _BATCH = 32
 
 
 def state_of(spider: Spider | None) -> CrawlState | None:
-    """The spider's durable crawl state, if the crawl has one."""
-    return getattr(spider, "crawl_state", None)
+    """The JOBDIR crawl state of the spider's crawl mode, if it has one."""
+    state = getattr(getattr(spider, "crawl_mode", None), "state", None)
+    return state if isinstance(state, CrawlState) else None
 
 
 class StateScheduler(BaseScheduler):
@@ -68,7 +68,7 @@ class StateScheduler(BaseScheduler):
         assert self.state is not None and self.crawler.stats is not None
         # A redirect or retry carries the row of the request it replaces: that one is done
         # once its successor is stored.
-        replaced = request.meta.pop(STATE_ID_META, None)
+        replaced = request.meta.pop(meta.STATE_ID, None)
         fingerprint = None if request.dont_filter else self.crawler.request_fingerprinter.fingerprint(request)
         data = pickle.dumps(request.to_dict(spider=self.crawler.spider), protocol=pickle.HIGHEST_PROTOCOL)
         stored = self.state.add_request(fingerprint, request.priority, data)
@@ -89,7 +89,7 @@ class StateScheduler(BaseScheduler):
         request_id, data = self._buffer.popleft()
         fields: dict[str, Any] = pickle.loads(data)
         request = request_from_dict(fields, spider=self.crawler.spider)
-        request.meta[STATE_ID_META] = request_id
+        request.meta[meta.STATE_ID] = request_id
         self.crawler.stats.inc_value("scheduler/dequeued")
         return request
 

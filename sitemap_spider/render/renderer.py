@@ -12,6 +12,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.utils.response import get_base_url
 
+from sitemap_spider import request_meta as meta
+from sitemap_spider import stats as keys
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, settle
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 from sitemap_spider.sitemaps.urls import origin_of
@@ -21,12 +23,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Request meta key of the page facts a render request carries.
-RENDER_META = "sitemap_render"
-#: Request meta key: fetch a page and judge its static HTML, never render it.
-NO_RENDER_META = "sitemap_no_render"
-#: Request meta key of requests for page resources (scripts), not pages.
-RESOURCE_META = "sitemap_resource"
 # Script verdicts kept; a site has far fewer distinct scripts than this.
 _MAX_SCRIPTS = 10_000
 _MAX_SCRIPT_BYTES = 4 * 1024 * 1024
@@ -66,7 +62,7 @@ class Renderer:
         every page that loads them: once one such page is rendered, a page with the
         same navigation scripts and links of its own in its static HTML is not.
         """
-        if self.mode == "never" or response.meta.get(NO_RENDER_META):
+        if self.mode == "never" or response.meta.get(meta.NO_RENDER):
             return None
         if self.mode == "always":
             reason: str | None = "always"
@@ -75,7 +71,7 @@ class Renderer:
             if reason is None:
                 scripts = await self._navigation_scripts(response)
                 if scripts and scripts in self._rendered_script_sets and has_site_links():
-                    self._inc("sitemap/render/skipped/scripts_rendered_before")
+                    self._inc(keys.RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE)
                     return None
                 if scripts:
                     reason = "script_file"
@@ -85,7 +81,7 @@ class Renderer:
             return None
         if not self.enabled:
             self.unavailable[reason] += 1
-            self._inc(f"sitemap/render/unavailable/{reason}")
+            self._inc(keys.RENDER_UNAVAILABLE + reason)
             return None
         return reason
 
@@ -94,7 +90,7 @@ class Renderer:
         """A request that renders ``url`` in the browser, carrying its static facts."""
         from scrapy_playwright.page import PageMethod
 
-        self._inc(f"sitemap/render/reason/{reason}")
+        self._inc(keys.RENDER_REASON + reason)
         return Request(
             url,
             callback=callback,
@@ -107,18 +103,18 @@ class Renderer:
                 "playwright_page_methods": [PageMethod(settle, self.idle_timeout * 1000)],
                 "download_timeout": self.timeout + self.idle_timeout + 5,
                 "dont_retry": True,
-                RENDER_META: facts,
+                meta.RENDER: facts,
             },
         )
 
     def rendered(self) -> None:
         self._successes += 1
-        self._inc("sitemap/render/pages")
+        self._inc(keys.RENDER_PAGES)
 
     def failed(self, url: str, error: str) -> None:
         """A render failed: the page falls back to its static HTML."""
         self._failures += 1
-        self._inc("sitemap/render/failed")
+        self._inc(keys.RENDER_FAILED)
         level = logging.WARNING if self._failures <= 3 else logging.DEBUG
         logger.log(level, "Rendering %s failed (%s); using its static HTML", url, error)
         if self._successes == 0 and self._failures >= _FAILURES_BEFORE_GIVING_UP and self.browser:
@@ -161,7 +157,7 @@ class Renderer:
             response = await self.crawler.engine.download_async(
                 Request(
                     url,
-                    meta={RESOURCE_META: True, "dont_redirect": True, "download_timeout": self.timeout},
+                    meta={meta.RESOURCE: True, "dont_redirect": True, "download_timeout": self.timeout},
                 )
             )
         except IgnoreRequest:
@@ -172,7 +168,7 @@ class Renderer:
         else:
             text = response.body[:_MAX_SCRIPT_BYTES].decode("utf-8", "replace")
             verdict = response.status == 200 and builds_navigation(text)
-        self._inc("sitemap/render/scripts_read")
+        self._inc(keys.RENDER_SCRIPTS_READ)
         if len(self._scripts) < _MAX_SCRIPTS:
             self._scripts[url] = verdict
         return verdict

@@ -10,8 +10,8 @@ from scrapy import Request, signals
 from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
 
-from sitemap_spider.crawl import middlewares
-from sitemap_spider.render.renderer import NO_RENDER_META, RENDER_META, Renderer
+from sitemap_spider import request_meta as meta
+from sitemap_spider.render.renderer import Renderer
 from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.render.browser import Browser
     from sitemap_spider.config import CrawlTarget, SitemapConfig
+    from sitemap_spider.modes.base import CrawlMode
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 
@@ -33,6 +34,7 @@ class RenderingMixin:
 
     config: SitemapConfig
     target: CrawlTarget
+    crawl_mode: CrawlMode
     renderer: Renderer
     link_extractor: LinkExtractor
     _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
@@ -65,7 +67,7 @@ class RenderingMixin:
     def parse_rendered(self, response: Response) -> Iterator[Request | SitemapEntry]:
         """Judge a page by the DOM the browser built; headers are the static fetch's."""
         self.renderer.rendered()
-        facts: dict[str, Any] = response.meta[RENDER_META]
+        facts: dict[str, Any] = response.meta[meta.RENDER]
         if not isinstance(response, TextResponse):
             self.renderer.failed(facts["url"], "the browser returned no HTML")
             yield self._static_request(facts["url"])
@@ -75,10 +77,10 @@ class RenderingMixin:
     def on_render_error(self, failure: Failure) -> Iterator[Request]:
         """A page the browser could not render is judged by its static HTML."""
         request: Request = failure.request  # type: ignore[attr-defined]
-        url = request.meta[RENDER_META]["url"]
+        url = request.meta[meta.RENDER]["url"]
         self.renderer.failed(url, failure.getErrorMessage())
         yield self._static_request(url)
-        middlewares.mark_done(self, request)
+        self.crawl_mode.request_done(request)
 
     def _links(self, response: TextResponse) -> list[Link]:
         """The page's links, extracted once: the render decision may need them before _follow."""
@@ -97,5 +99,5 @@ class RenderingMixin:
 
     def _static_request(self, url: str) -> Request:
         request = self._request(url)
-        request.meta[NO_RENDER_META] = True
+        request.meta[meta.NO_RENDER] = True
         return request.replace(dont_filter=True)

@@ -27,86 +27,90 @@ leases back. The crawl ends when the frontier and the leases are empty and no
 request was taken or finished for SITEMAP_REDIS_IDLE_SECONDS; the last live
 worker to see that publishes, the others name it and leave.
 
-This module is what Scrapy runs: the scheduler over scrapy-redis's queue whose
-pop takes a lease. The worker's side of the crawl, from joining to the end, is
-:class:`~sitemap_spider.modes.shared.crawl.SharedCrawl` (distributed_crawl.py,
-re-exported here), over the Lua scripts of distributed_scripts.py.
+This module is the crawl mode; scheduler.py is what Scrapy runs, the scheduler over
+scrapy-redis's queue whose pop takes a lease; the worker's side of the crawl, from
+joining to the end, is :class:`~sitemap_spider.modes.shared.crawl.SharedCrawl`
+(crawl.py), over the Lua scripts of scripts.py.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import TYPE_CHECKING
 
-from scrapy import Request, Spider
-from scrapy_redis.dupefilter import RFPDupeFilter
-from scrapy_redis.queue import PriorityQueue
-from scrapy_redis.scheduler import Scheduler
+from sitemap_spider.config import ConfigError
+from sitemap_spider.modes.resumable import DurableMode
+from sitemap_spider.modes.shared.crawl import SharedCrawl, check_reachable
+from sitemap_spider.modes.shared.scheduler import SharedScheduler
 
-from sitemap_spider.modes.shared.crawl import (
-    KEY_PREFIX,
-    PUBLISHER_STAT,
-    CrawlKeys,
-    SharedCrawl,
-    check_reachable,
-)
-from sitemap_spider.modes.schedulers import STATE_ID_META
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
 
-__all__ = [
-    "KEY_PREFIX",
-    "PUBLISHER_STAT",
-    "CrawlKeys",
-    "LeasedQueue",
-    "SharedCrawl",
-    "SharedScheduler",
-    "check_reachable",
-]
+    from sitemap_spider.config import CrawlTarget, SitemapConfig
+
+logger = logging.getLogger(__name__)
 
 
-class LeasedQueue(PriorityQueue):  # type: ignore[misc]  # scrapy-redis has no type information
-    """scrapy-redis's priority queue whose pop leases the request to this worker."""
+class SharedMode(DurableMode):
+    """One crawl, several workers: the frontier, seen set, entries and exclusions in Redis."""
 
-    def __init__(self, shared: SharedCrawl, spider: Spider, serializer: Any = None) -> None:
-        super().__init__(shared.redis, spider, shared.keys.requests, serializer)
-        self.shared = shared
+    state: SharedCrawl
+    resume_hint = ". The other workers go on with what it had not finished"
+    scheduler = SharedScheduler
 
-    def pop(self, timeout: int = 0) -> Request | None:
-        taken = self.shared.take()
-        if taken is None:
-            return None
-        lease, data = taken
-        request: Request = self._decode_request(data)
-        # The JOBDIR meta key: mark_done and redirects end the lease as they end a state row.
-        request.meta[STATE_ID_META] = lease
-        return request
+    def __init__(self, crawler: Crawler, config: SitemapConfig, target: CrawlTarget) -> None:
+        super().__init__(crawler, config, target)
+        assert config.shared is not None
+        shared = SharedCrawl(crawler, config.shared, target)
+        shared.join()
+        shared.connect()
+        self.state = shared
 
+    @classmethod
+    def configure(cls, settings: BaseSettings) -> None:
+        # scrapy-redis's frontier and seen set, kept after each worker closes (the others go
+        # on), with leases (see above).
+        super().configure(settings)
+        settings.set("DUPEFILTER_CLASS", "scrapy_redis.dupefilter.RFPDupeFilter", priority="addon")
+        settings.set("SCHEDULER_PERSIST", True, priority="addon")
+        settings.set("REDIS_URL", settings.get("SITEMAP_REDIS_URL"), priority="addon")
 
-class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no type information
-    """scrapy-redis's scheduler over the leased queue; seen check and push are one Redis step."""
+    @classmethod
+    def check(cls, config: SitemapConfig) -> None:
+        assert config.shared is not None
+        problem = check_reachable(config.shared.redis_url)
+        if problem is not None:
+            raise ConfigError("SITEMAP_REDIS_URL", f"cannot reach Redis: {problem}")
 
-    def open(self, spider: Spider) -> None:
-        shared: SharedCrawl = getattr(spider, "crawl_state")  # noqa: B009 - set by the sitemap spider
-        if not isinstance(shared, SharedCrawl):
-            raise TypeError("SharedScheduler needs the sitemap spider with SITEMAP_REDIS_URL")
-        self.spider = spider
-        self.shared = shared
-        self.queue = LeasedQueue(shared, spider, self.serializer)
-        debug = spider.settings.getbool("DUPEFILTER_DEBUG")
-        self.df = RFPDupeFilter(shared.redis, key=shared.keys.seen, debug=debug)
+    def queues_start_urls(self) -> bool:
+        # Only the worker that started the crawl; the others find the requests in Redis.
+        return self.state.seeds
 
-    def enqueue_request(self, request: Request) -> bool:
-        # A redirect or retry carries the lease of the request it replaces.
-        replaced = request.meta.pop(STATE_ID_META, None)
-        fingerprint = None if request.dont_filter else self.df.request_fingerprint(request)
-        data = self.queue._encode_request(request)
-        stored = self.shared.push(fingerprint, -request.priority, data, replaced)
-        if self.stats:
-            self.stats.inc_value("scheduler/enqueued/redis" if stored else "dupefilter/filtered")
-        if not stored:
-            self.df.log(request, self.spider)
-        return stored
+    def start_urls_queued(self) -> None:
+        # The engine queued each request before asking for the next one.
+        self.state.seeded()
 
-    def next_request(self) -> Request | None:
-        request: Request | None = self.queue.pop()
-        if request is not None and self.stats:
-            self.stats.inc_value("scheduler/dequeued/redis")
-        return request
+    def end(self, reason: str) -> None:
+        if reason == "finished" and not self.state.publishes:
+            self._leave()
+        else:
+            super().end(reason)
+
+    def _leave(self) -> None:
+        """A worker that does not publish: say who does, write no report."""
+        shared = self.state
+        try:
+            if shared.role == "leave":
+                logger.info(
+                    "Shared crawl %s ended; worker %s publishes the set (this is %s)",
+                    shared.crawl_id,
+                    shared.publisher,
+                    shared.worker,
+                )
+            else:
+                self.publisher.not_published(f"shared crawl {shared.crawl_id} was finished or restarted elsewhere")
+        finally:
+            if self.report is not None:
+                self.report.close()
+            shared.close()

@@ -20,6 +20,7 @@ from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
 from sitemap_spider.modes.shared.scripts import register_scripts
+from sitemap_spider import stats as keys
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.sitemaps.entry import SitemapEntry
 
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "sitemap"
-#: Stats key naming the worker that publishes the set, on the workers that leave it that job.
-PUBLISHER_STAT = "sitemap/shared/publisher"
 
 
 def check_reachable(url: str) -> str | None:
@@ -169,7 +168,7 @@ class SharedCrawl:
         moved = self._requeue("")
         if moved:
             logger.warning("Put back %d requests taken by workers that stopped answering", moved)
-            self.crawler.stats.inc_value("sitemap/shared/requeued", moved)
+            self.crawler.stats.inc_value(keys.SHARED_REQUEUED, moved)
         return moved
 
     def _requeue(self, owner: str) -> int:
@@ -228,7 +227,7 @@ class SharedCrawl:
         self.publisher = _text(outcome[1])
         if what == "leave":
             # Tells `scrapy crawl` that this worker ended well although it published nothing.
-            self.crawler.stats.set_value(PUBLISHER_STAT, self.publisher)
+            self.crawler.stats.set_value(keys.SHARED_PUBLISHER, self.publisher)
 
     @property
     def publishes(self) -> bool:

@@ -22,10 +22,10 @@ and the leader has taken in every link that message says the helper sent
 (messages on one socket arrive in order, so nothing can be in flight). If the
 helper dies, the leader crawls what it had handed over itself.
 
-The pieces: worker_spawn.py starts the helper; worker_handover.py says which
-process owns a URL and hands it over; worker_roles.py is the leader's and the
-helper's side of their messages and of the end; worker_channel.py carries them.
-This module decides which part, if any, this process plays.
+The pieces: spawn.py starts the helper; handover.py says which process owns a
+URL and hands it over (the crawl mode both sides share); leader.py and helper.py
+are each side's messages and part in the end; channel.py carries them. This
+module decides which part, if any, this process plays.
 """
 
 from __future__ import annotations

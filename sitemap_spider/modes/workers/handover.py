@@ -1,7 +1,7 @@
 """Which process of a two-process crawl fetches a URL, and handing URLs between them.
 
 See :mod:`sitemap_spider.modes.workers` for the whole design; :class:`Workers` is
-what the leader and the helper (worker_roles.py) have in common.
+what the leader (leader.py) and the helper (helper.py) have in common: a crawl mode.
 """
 
 from __future__ import annotations

@@ -1,0 +1,152 @@
+"""The end of a crawl, whatever its mode: the set is published only if the crawl finished.
+
+A crawl that was interrupted, failed or listed no page publishes nothing, so the set
+published before stays in place. Either way the report is written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from sitemap_spider import stats as keys
+from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
+from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.urls import normalize_url, origin_of
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+    from sitemap_spider.config import SitemapConfig
+    from sitemap_spider.crawl.report import CrawlReport
+    from sitemap_spider.sitemaps.entry import SitemapEntry
+
+logger = logging.getLogger(__name__)
+
+
+class SetPublisher:
+    """Collects the entries of a crawl into a sitemap set and publishes it at the end.
+
+    ``base_url`` None: the origin of the first entry (a project's own spider through the
+    add-on); ``to_crawl`` maps a listed URL back to the URL that was crawled, for the report.
+    """
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: SitemapConfig,
+        base_url: str | None,
+        to_crawl: Callable[[str], str] = str,
+    ) -> None:
+        self.crawler = crawler
+        self.config = config
+        self.base_url = base_url
+        self.to_crawl = to_crawl
+        self.report: CrawlReport | None = None  # set when the crawl opens
+        self.builder: SitemapSetBuilder | None = None
+
+    @property
+    def stats(self) -> StatsCollector:
+        """The crawl's stats (they exist once the crawl has started)."""
+        assert self.crawler.stats is not None
+        return self.crawler.stats
+
+    def _new_builder(self, first_loc: str) -> SitemapSetBuilder:
+        base_url = self.base_url
+        if base_url is None:
+            base_url = origin_of(normalize_url(first_loc) or first_loc) + "/"
+            logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
+        return SitemapSetBuilder(self.config.output_options(base_url))
+
+    def add(self, entry: SitemapEntry) -> None:
+        """Add an entry to the set; :class:`InvalidEntryError` when it cannot be one."""
+        if self.builder is None:
+            self.builder = self._new_builder(entry.loc)
+        self.builder.add(entry)
+
+    def invalid(self, loc: object, error: Exception) -> None:
+        """Record an entry that could not be listed."""
+        assert self.report is not None
+        self.report.exclude(str(loc), "invalid", str(error))
+
+    def finish(self, reason: str, stored: Iterable[SitemapEntry] | None = None, resume: str = "") -> bool:
+        """End the crawl: publish if it finished, then write the report; whether a set was published.
+
+        ``stored``: the entries a crawl kept in its state, added now; ``resume``: what the
+        user can do when the crawl did not finish.
+        """
+        assert self.report is not None
+        summary: dict[str, Any] = {"finish_reason": reason}
+        try:
+            if reason != "finished":
+                self.discard()
+                self.not_published(f"the crawl did not finish ({reason}){resume}")
+                return False
+            for entry in stored or ():
+                try:
+                    self.add(entry)
+                except InvalidEntryError as exc:
+                    self.invalid(entry.loc, exc)
+            if self.builder is None:
+                raise EmptySitemapError("no entry")
+            result = self.builder.publish(self._content_duplicate)
+        except EmptySitemapError:
+            self.not_published("no page could be listed")
+            return False
+        except (SitemapError, OSError) as exc:
+            self.discard()
+            self.not_published(f"publishing failed: {exc}")
+            return False
+        else:
+            self.stats.set_value(keys.URLS, result.urls)
+            self.stats.set_value(keys.FILES, result.files)
+            if result.duplicates:
+                self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
+            summary.update(self._summary(result))
+            self._log_summary(result, self.report.excluded_counts())
+            return True
+        finally:
+            summary.setdefault("urls", 0)
+            summary.setdefault("files", 0)
+            summary.setdefault("not_published", self.stats.get_value(keys.NOT_PUBLISHED))
+            self.report.write(summary)
+            self.report.close()
+
+    def discard(self) -> None:
+        """Drop what was collected: nothing is published."""
+        if self.builder is not None:
+            self.builder.discard()
+
+    def _content_duplicate(self, entry: SitemapEntry) -> None:
+        assert self.report is not None
+        self.report.exclude(self.to_crawl(entry.loc), "duplicate_content")
+
+    def not_published(self, why: str) -> None:
+        """Say, in the log and the stats, why nothing was published."""
+        self.stats.set_value(keys.NOT_PUBLISHED, why)
+        logger.error("Sitemap NOT published: %s. Any set published earlier is left as it was.", why)
+
+    @staticmethod
+    def _summary(result: PublishResult) -> dict[str, Any]:
+        return {
+            "urls": result.urls,
+            "files": result.files,
+            "index": str(result.index_path),
+            "index_url": result.index_url,
+        }
+
+    @staticmethod
+    def _log_summary(result: PublishResult, excluded: dict[str, int]) -> None:
+        reasons = ", ".join(f"{reason} {count:,}" for reason, count in excluded.items() if count)
+        logger.info(
+            "Sitemap published: %s URLs in %s file(s); index %s\n"
+            "  not listed: %s\n"
+            "  add this line to robots.txt:  Sitemap: %s",
+            f"{result.urls:,}",
+            result.files,
+            result.index_path,
+            reasons or "none",
+            result.index_url,
+        )

@@ -1,0 +1,16 @@
+"""The ``Request.meta`` keys the crawl's parts use to tell each other about a request, named in one place."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: The spider asks for this URL to be recorded as excluded (the reason), not fetched.
+SKIP: Final = "sitemap_skip"
+#: The page facts a render request carries from the static fetch.
+RENDER: Final = "sitemap_render"
+#: Fetch a page and judge its static HTML, never render it.
+NO_RENDER: Final = "sitemap_no_render"
+#: A page resource (a script read to decide on rendering), not a page: nothing to record.
+RESOURCE: Final = "sitemap_resource"
+#: The request's row in the JOBDIR state, or its lease in a shared crawl.
+STATE_ID: Final = "sitemap_state_id"

@@ -1,0 +1,46 @@
+"""Every Scrapy stats key the crawl writes, named in one place (as Scrapy names ``feedexport/...``).
+
+Keys ending in ``/`` are prefixes: the rest of the key is a reason, a status or a count's kind.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- the published set ----------------------------------------------------------
+#: Entries the pipeline took (valid, before duplicates are dropped).
+ENTRIES: Final = "sitemap/entries"
+#: URLs and files of the published set; absent when nothing was published.
+URLS: Final = "sitemap/urls"
+FILES: Final = "sitemap/files"
+#: Why nothing was published; absent when the set was published.
+NOT_PUBLISHED: Final = "sitemap/not_published"
+#: ``sitemap/excluded/<reason>``: URLs not listed, by reason (crawl/report.py's REASONS).
+EXCLUDED: Final = "sitemap/excluded/"
+#: Links to other origins met on the site's pages.
+LINKS_OFFSITE: Final = "sitemap/links/offsite"
+
+# --- politeness -----------------------------------------------------------------
+#: The robots.txt Crawl-delay applied, in seconds.
+CRAWL_DELAY: Final = "sitemap/crawl_delay"
+#: ``sitemap/backoff/<status>``: pauses after a 429 or 503.
+BACKOFF: Final = "sitemap/backoff/"
+
+# --- rendering ------------------------------------------------------------------
+RENDER_PAGES: Final = "sitemap/render/pages"
+RENDER_FAILED: Final = "sitemap/render/failed"
+RENDER_SCRIPTS_READ: Final = "sitemap/render/scripts_read"
+#: ``.../<reason>``: why pages went to the browser, or would have without one.
+RENDER_REASON: Final = "sitemap/render/reason/"
+RENDER_UNAVAILABLE: Final = "sitemap/render/unavailable/"
+RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE: Final = "sitemap/render/skipped/scripts_rendered_before"
+
+# --- crawl modes ----------------------------------------------------------------
+#: 2 once the second crawling process has started.
+WORKERS: Final = "sitemap/workers"
+#: The second crawling process died before the end.
+WORKERS_LOST: Final = "sitemap/workers/lost"
+#: The worker that publishes a shared crawl's set, on the workers that leave it that job.
+SHARED_PUBLISHER: Final = "sitemap/shared/publisher"
+#: Requests put back in the shared queue after their worker stopped answering.
+SHARED_REQUEUED: Final = "sitemap/shared/requeued"

@@ -1,0 +1,38 @@
+"""A Scrapy extension for tests/test_modes.py: what the crawl mode held when the crawl closed.
+
+Named with ``-s EXTENSIONS={"tests.mode_probe.ModeProbe": 0}`` and ``-s MODE_PROBE=path``;
+it connects to spider_closed before the pipeline does, so it sees the mode before its end.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scrapy import Spider, signals
+
+
+class ModeProbe:
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.path = Path(crawler.settings["MODE_PROBE"])
+        crawler.signals.connect(self.closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> ModeProbe:
+        return cls(crawler)
+
+    def closed(self, spider: Spider) -> None:
+        mode = spider.crawl_mode  # type: ignore[attr-defined]
+        state = getattr(mode, "state", None)
+        facts = {
+            "mode": type(mode).__name__,
+            "scheduler": type(self.crawler.engine._slot.scheduler).__name__,
+            "stored_entries": None if state is None else sum(1 for _ in state.entries()),
+            "stored_exclusions": None if state is None else sum(state.exclusion_counts().values()),
+            "spider_middlewares": sorted(str(name) for name in self.crawler.settings.getdict("SPIDER_MIDDLEWARES")),
+        }
+        # The helper of a two-process crawl writes beside the leader.
+        path = self.path if type(mode).__name__ != "Helper" else self.path.with_suffix(".helper.json")
+        path.write_text(json.dumps(facts))

@@ -1,0 +1,80 @@
+"""Each crawl mode, chosen by the settings alone, crawls the case site into the same set.
+
+One real crawl of the real local case site per mode; a probe extension says which mode
+object ran and what it held before its end (tests/mode_probe.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.crawl_fixtures import RunningSite
+from tests.test_crawl import SiteCrawl, assert_same_entries, crawl_site, published, without_traps
+
+PROBE = {"EXTENSIONS": json.dumps({"tests.mode_probe.ModeProbe": 0})}
+
+
+def crawl_in_mode(site: RunningSite, tmp_path: Path, **settings: str) -> tuple[SiteCrawl, dict[str, Any]]:
+    probe = tmp_path / "probe.json"
+    crawl = crawl_site(site, tmp_path, settings={**PROBE, "MODE_PROBE": str(probe), **settings}, timeout=300)
+    assert crawl.result.returncode == 0, crawl.result.describe()
+    urls = published(crawl)
+    assert_same_entries(without_traps(crawl.spec, urls), crawl.spec.expected_listed())
+    return crawl, json.loads(probe.read_text())
+
+
+def test_one_process_mode(case_site: RunningSite, tmp_path: Path) -> None:
+    _, facts = crawl_in_mode(case_site, tmp_path, SITEMAP_WORKERS="1")
+    assert facts["mode"] == "CrawlMode"
+    assert facts["scheduler"] == "SpillScheduler"
+    assert facts["stored_entries"] is None
+    # No durable state: the middleware that stores each response's consequences is not installed.
+    assert not any("CrawlStateMiddleware" in name for name in facts["spider_middlewares"])
+
+
+def test_resumable_mode(case_site: RunningSite, tmp_path: Path) -> None:
+    crawl, facts = crawl_in_mode(case_site, tmp_path, JOBDIR=str(tmp_path / "job"))
+    assert facts["mode"] == "Resumable"
+    assert facts["scheduler"] == "StateScheduler"
+    assert any("CrawlStateMiddleware" in name for name in facts["spider_middlewares"])
+    # Every listed page was stored as it was crawled, and the set published from the store.
+    assert crawl.result.report is not None
+    assert facts["stored_entries"] >= crawl.result.report["urls"] > 0
+    assert facts["stored_exclusions"] == sum(
+        n for reason, n in crawl.result.report["excluded"].items() if reason not in ("duplicate", "duplicate_content")
+    )
+    assert (tmp_path / "job" / "sitemap-state.sqlite").is_file()
+
+
+def test_two_process_mode(case_site: RunningSite, tmp_path: Path) -> None:
+    crawl, facts = crawl_in_mode(case_site, tmp_path, SITEMAP_WORKERS="2", SITEMAP_WORKERS_AFTER="0")
+    assert facts["mode"] == "Leader"
+    helper = json.loads((tmp_path / "probe.helper.json").read_text())
+    assert helper["mode"] == "Helper"
+    assert "[worker 2]" in crawl.result.stderr
+
+
+def test_shared_mode(case_site: RunningSite, tmp_path: Path, redis_url: str) -> None:
+    crawl, facts = crawl_in_mode(
+        case_site, tmp_path, SITEMAP_REDIS_URL=redis_url, SITEMAP_REDIS_IDLE_SECONDS="0.5"
+    )
+    assert facts["mode"] == "SharedMode"
+    assert facts["scheduler"] == "SharedScheduler"
+    assert crawl.result.report is not None
+    assert facts["stored_entries"] >= crawl.result.report["urls"] > 0
+
+
+@pytest.mark.parametrize("setting", ["JOBDIR", "SITEMAP_REDIS_URL"])
+def test_a_scheduler_of_the_projects_own_means_no_state(
+    case_site: RunningSite, tmp_path: Path, setting: str, redis_url: str
+) -> None:
+    value = str(tmp_path / "job") if setting == "JOBDIR" else redis_url
+    _, facts = crawl_in_mode(
+        case_site, tmp_path, SCHEDULER="scrapy.core.scheduler.Scheduler", SITEMAP_WORKERS="1", **{setting: value}
+    )
+    assert facts["mode"] == "CrawlMode"
+    assert facts["scheduler"] == "Scheduler"
