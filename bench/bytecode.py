@@ -15,7 +15,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-def compile_project() -> None:
-    """Write the ``__pycache__`` of ``sitemap_spider`` (py_compile writes whatever the variable says)."""
-    if not compileall.compile_dir(REPO_ROOT / "sitemap_spider", quiet=1):
+def compile_project(repo: Path = REPO_ROOT) -> None:
+    """Write the ``__pycache__`` of ``repo``'s ``sitemap_spider`` (py_compile writes whatever the variable says)."""
+    if not compileall.compile_dir(repo / "sitemap_spider", quiet=1):
         raise SystemExit("the sitemap_spider package does not compile")

@@ -14,6 +14,7 @@ from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
 from sitemap_spider.sitemaps.entry_lines import decode_fields, encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
+from sitemap_spider.sitemaps.iri import normal_fields
 from sitemap_spider.sitemaps.xml import check_fields, is_verbatim
 
 BASE = "https://www.example.com/"
@@ -21,8 +22,10 @@ BASE = "https://www.example.com/"
 
 def general(
     raw_lines: list[bytes], first: int = 1, kind: str = "jsonl"
-) -> tuple[list[str], list[str], list[tuple[int, str]]]:
-    """Each line alone through the format's reader (for JSON, the standard library's decoder) and the full checks."""
+) -> tuple[list[str], list[str], list[tuple[int, str]], int]:
+    """Each line alone through the format's reader (for JSON, the standard library's decoder),
+    the loc in normal form where it needs one (iri.py) and the full checks."""
+    normalised = 0
     lines: list[str] = []
     digests: list[str] = []
     bad: list[tuple[int, str]] = []
@@ -30,19 +33,21 @@ def general(
         try:
             if isinstance(record, str):
                 raise InvalidEntryError(record)
-            loc, lastmod, changefreq, priority, digest = to_fields(record)
+            fields, changed = normal_fields(to_fields(record))
+            loc, lastmod, changefreq, priority, digest = fields
             check_fields(loc, lastmod, changefreq, priority)
             lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
         except InvalidEntryError as exc:
             bad.append((number, str(exc)))
         else:
+            normalised += changed
             if digest is not None:
                 digests.append(digest)
-    return lines, digests, bad
+    return lines, digests, bad, normalised
 
 
 def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "jsonl") -> None:
-    lines, digests, bad = general(raw_lines, first, kind)
+    lines, digests, bad, normalised = general(raw_lines, first, kind)
     # The chunk as its lines, and as its bytes (with and without a newline at the end).
     data = b"\n".join(raw_lines)
     for raw, piece_bytes in (
@@ -65,6 +70,7 @@ def assert_same_as_general(raw_lines: list[bytes], first: int = 1, kind: str = "
         assert done.verbatim == all(is_verbatim(*decode_fields(line)[:2]) for line in lines)
         assert done.bad == bad[:20]
         assert done.bad_count == len(bad)
+        assert done.normalised == normalised
 
 
 def crawl_line(loc: str, lastmod: object = None, changefreq: object = None, priority: object = None,
@@ -228,18 +234,21 @@ def test_a_loc_the_xml_escapes_is_noticed_on_every_path() -> None:
     site = [crawl_line(f"{BASE}p/{i}", "2024-05-01") for i in range(2 * _BLOCK_LINES)]
     two_sites = [crawl_line(f"https://{'a' if i % 2 else 'b'}.example.com/{i}", "2024-05-01") for i in range(40)]
     for lines in (site, two_sites):
-        # The third is a bad line (not percent-encoded): nothing of it is written.
-        for loc, escapes in ((BASE + "q?a=1&b=2", True), (BASE + "it's", True), (BASE + "caf\u00e9?a&b", False),
-                             (BASE + "plain", False)):
+        # The third is a bad line (a control character): nothing of it is written; the fourth an
+        # IRI, written in its normal form (iri.py), "&" and all.
+        for loc, escapes in ((BASE + "q?a=1&b=2", True), (BASE + "it's", True), (BASE + "caf\u00e9\x01?a&b", False),
+                             (BASE + "caf\u00e9?a&b", True), (BASE + "plain", False)):
             for at in (0, 7, len(lines) - 1):
                 mixed = [*lines[:at], crawl_line(loc, "2024-05-01"), *lines[at:]]
                 assert_same_as_general(mixed)
                 assert encode_chunk("jsonl", mixed, 1, stop=False).verbatim == (not escapes)
     urls = [f"{BASE}p/{i}".encode() for i in range(_BLOCK_LINES + 10)]
-    for odd in (BASE.encode() + b"q?a=1&b=2", BASE.encode() + b"sp ace&", BASE.encode() + b"plain"):
+    # "sp ace&" is written percent-encoded (iri.py); "sp\x01ace&" is a bad line.
+    for odd in (BASE.encode() + b"q?a=1&b=2", BASE.encode() + b"sp ace&", BASE.encode() + b"sp\x01ace&",
+                BASE.encode() + b"plain"):
         mixed = [*urls[:5], odd, *urls[5:]]
         assert_same_as_general(mixed, kind="txt")
-        assert encode_chunk("txt", mixed, 1, stop=False).verbatim == (b"&" not in odd or b" " in odd)
+        assert encode_chunk("txt", mixed, 1, stop=False).verbatim == (b"&" not in odd or b"\x01" in odd)
 
 
 def test_a_lastmod_without_seconds_is_noticed_on_the_general_path() -> None:

@@ -485,3 +485,19 @@ def test_chunks_of_long_lines_are_cut_by_bytes_not_only_by_lines(
     assert all(len(piece) <= 64 * 1024 + longest for piece in pieces)
     assert b"".join(pieces) == source.read_bytes()  # every line once, each chunk ends at a line end
     assert all(piece.endswith(b"\n") for piece in pieces)
+
+
+def test_iris_and_spaces_are_percent_encoded_as_the_crawl_does(tmp_path: Path) -> None:
+    # A CMS's export: raw UTF-8 and spaces are published in the crawl's normal form and counted;
+    # a loc that is valid as given is published as given; a control character is a bad line.
+    items = [{"loc": f"{BASE}s20/caf\u00e9-{i}.html"} for i in range(3000)]
+    items += [{"loc": f"{BASE}my page-{i}.html", "lastmod": "2024-05-01"} for i in range(3000)]
+    items += [{"loc": "https://WWW.Example.com:443/./kept"}, {"loc": BASE + "bad\u00e9\u0001"}]
+    for name, lines in (("cms.jl", jsonl(*items)), ("cms.txt", [str(item["loc"]) for item in items])):
+        run = publish(tmp_path, write_lines(tmp_path / name, lines), "-s", "SITEMAP_SORT_RUN_SIZE=1000", output="out-" + name)
+        assert run.returncode == 0, run.describe()
+        published = locs(run)
+        assert BASE + "s20/caf%C3%A9-7.html" in published and BASE + "my%20page-7.html" in published
+        assert "https://WWW.Example.com:443/./kept" in published and len(published) == 6001
+        assert "(6,002 lines; 1 bad line(s) skipped, 6,000 URL(s) with raw UTF-8 or spaces percent-encoded" in run.stdout
+        assert "line 6002: " in run.stderr

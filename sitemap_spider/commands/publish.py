@@ -122,6 +122,8 @@ class Command(ScrapyCommand):
 def summary(label: str, tally: Tally, result: PublishResult) -> str:
     """The closing paragraph: what was published, what was left out, the robots.txt line."""
     left_out = [f"{tally.bad:,} bad line(s) skipped"]
+    if tally.normalised:
+        left_out.append(f"{tally.normalised:,} URL(s) with raw UTF-8 or spaces percent-encoded")
     if result.duplicates:
         left_out.append(f"{result.duplicates:,} repeated URL(s) listed once")
     if result.content_duplicates:

@@ -5,8 +5,9 @@ http(s) URL, a lastmod that is a date or a date-time with seconds. Such lines ar
 msgspec straight into typed entries, about 512 KiB of lines in one call (jsonl_entries.py; a
 line whose fields have other types fails to decode). Their loc, lastmod and digest are checked
 with those of the other lines of their block, as columns, in a few C-level passes over their
-joined text (plain_values.py), when the whole block is of one site and one lastmod form (and
-zone); otherwise each line of the block is checked on its own with a few string operations.
+joined text (plain_values.py), when the whole block is of one site (percent-escapes allowed;
+raw UTF-8 and spaces percent-encoded, iri.py) with lastmods of the fixed-width forms, as a CMS
+exports them too; otherwise each line of the block is checked on its own with a few string operations.
 No regex on this path: Python's ``re`` costs more per line than the JSON decoding. Plain-text
 blocks of plain URLs of one site take the same checks. Every other line (another shape, a
 number where a string belongs, a bad line) takes the general path, the one a line read alone
@@ -25,6 +26,7 @@ from typing import Final
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
+from sitemap_spider.sitemaps.iri import encode_iris, normal_fields
 from sitemap_spider.sitemaps.jsonl_entries import Entry, decode, decode_all, encode_columns, encode_entries
 from sitemap_spider.sitemaps.plain_values import plain_locs
 from sitemap_spider.sitemaps.xml import check_fields, is_verbatim, needs_escaping
@@ -53,6 +55,7 @@ class EncodedChunk:
     # (tests/test_chunk.py checks each one against is_verbatim of the lines kept).
     verbatim: bool = True
     bad_count: int = 0
+    normalised: int = 0  # locs of lines taken in their normal form (iri.py: IRIs, spaces)
     last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
     line_count: int = 0  # lines in the chunk
 
@@ -87,9 +90,11 @@ def encode_chunk(
             try:
                 if isinstance(record, str):
                     raise InvalidEntryError(record)
-                loc, lastmod, changefreq, priority, digest = to_fields(record)
+                fields, normalised = normal_fields(to_fields(record))
+                loc, lastmod, changefreq, priority, digest = fields
                 check_fields(loc, lastmod, changefreq, priority)
                 done.lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
+                done.normalised += normalised
                 if done.verbatim and not is_verbatim(loc, lastmod):
                     done.verbatim = False
             except InvalidEntryError as exc:
@@ -214,13 +219,25 @@ def _encode_txt_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
     slow: list[int] = []
     for start in range(0, len(raw_lines), _BLOCK_LINES):
         block = raw_lines[start : start + _BLOCK_LINES]
-        raw = b"\n".join(block)
-        text = raw.decode("ascii") if raw.isascii() else ""
+        text, normalised = _text_of(b"\n".join(block))
         if text and plain_locs(text.split("\n")):
             # Run lines of entries with a loc only (entry_lines.encode_fields), in a few C-level steps.
             done.lines += (text.replace("\n", _LOC_ONLY + "\n") + _LOC_ONLY).split("\n")
+            done.normalised += normalised
             if done.verbatim and needs_escaping(text):
                 done.verbatim = False
         else:
             slow.extend(range(start, start + len(block)))
     return slow
+
+
+def _text_of(raw: bytes) -> tuple[str, int]:
+    """The lines of a text block as ASCII, IRIs and spaces in their normal form (iri.py), and how
+    many were normalised; "" when some cannot be, or it is not UTF-8 (the general path says which)."""
+    if raw.isascii() and b" " not in raw:
+        return raw.decode("ascii"), 0
+    try:
+        encoded = encode_iris(raw.decode().split("\n"))
+    except UnicodeDecodeError:
+        return "", 0
+    return ("", 0) if encoded is None else ("\n".join(encoded[0]), encoded[1])

@@ -23,6 +23,7 @@ from sitemap_spider.sitemaps.dedupe import DIGEST_LINE_PREFIX
 from sitemap_spider.sitemaps.entry_lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
+from sitemap_spider.sitemaps.iri import normal_fields
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.runs import sort_into_run, write_run
 from sitemap_spider.sitemaps.urls import normalize_url, origin_of
@@ -51,6 +52,7 @@ class Tally:
 
     lines: int = 0
     bad: int = 0
+    normalised: int = 0  # entries whose loc was taken in its normal form (iri.py: IRIs, spaces)
     stopped_at: int | None = None
 
 
@@ -84,12 +86,13 @@ class Ingest:
         try:
             if isinstance(fields, str):
                 raise InvalidEntryError(fields)
-            entry = to_fields(fields)
+            entry, normalised = normal_fields(to_fields(fields))
             if self.builder is None:
                 self.builder = new_builder(self.options, entry)
             self.builder.add_fields(*entry)
         except InvalidEntryError as exc:
             return self.bad(number, str(exc))
+        self.tally.normalised += normalised
         return True
 
     def chunk(self, done: ChunkResult) -> bool:
@@ -103,6 +106,7 @@ class Ingest:
             if not self.bad(first + number, reason):
                 return False
         self.tally.bad += done.bad_count - len(done.bad)  # beyond the first ones: counted only
+        self.tally.normalised += done.normalised
         if done.run is not None:
             digest_run = None if done.digest_run is None else Path(done.digest_run)
             self.builder.add_sorted_run(
@@ -169,6 +173,7 @@ class ChunkResult:
     digest_run: str | None = None  # sorted digest lines (dedupe.digest_line) of the entries with a digest
     last_record: int = 0  # the last line that was an entry or a bad line; 0: none
     verbatim: bool = False  # every loc and lastmod of the run goes into the XML as it is (EncodedChunk.verbatim)
+    normalised: int = 0  # entries whose loc was taken in its normal form (EncodedChunk.normalised)
 
 
 def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, stop: bool, spool: bool) -> ChunkResult:
@@ -183,7 +188,7 @@ def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: in
     bad = [(number - first_number + 1, reason) for number, reason in done.bad]
     last = done.last_record - first_number + 1 if done.last_record else 0
     if not done.lines or (stop and bad):
-        return ChunkResult(lines, 0, 0, 0, bad, done.bad_count, None, last_record=last)
+        return ChunkResult(lines, 0, 0, 0, bad, done.bad_count, None, last_record=last, normalised=done.normalised)
     # Repeated URLs are left for the final merge to drop (and count): one pass fewer here.
     run, duplicates = sort_into_run(done.lines, run_dir, unique=False)
     digest_run = None
@@ -193,7 +198,8 @@ def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: in
         digest_run = str(write_run(done.digests, run_dir, prefix=DIGEST_LINE_PREFIX))
     digests = len(done.digests)
     return ChunkResult(
-        lines, len(done.lines), duplicates, digests, bad, done.bad_count, str(run), digest_run, last, done.verbatim
+        lines, len(done.lines), duplicates, digests, bad, done.bad_count, str(run), digest_run, last, done.verbatim,
+        done.normalised,
     )
 
 

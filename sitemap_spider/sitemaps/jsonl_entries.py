@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final, cast
 import msgspec
 
 from sitemap_spider.sitemaps.inputs import too_deep
+from sitemap_spider.sitemaps.iri import encode_iris
 from sitemap_spider.sitemaps.plain_values import plain_digests, plain_lastmods, plain_loc, plain_locs
 from sitemap_spider.sitemaps.xml import CHANGEFREQS, needs_escaping
 
@@ -108,6 +109,13 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
     columns in a few C-level passes; else False, and ``done`` is left as it was."""
     count = len(entries)
     locs = [entry.loc for entry in entries]
+    normalised = 0
+    joined = "".join(locs)
+    if not joined.isascii() or " " in joined:  # IRIs, spaces: their normal form (iri.py)
+        encoded = encode_iris(locs)
+        if encoded is None:
+            return False
+        locs, normalised = encoded
     lastmods = [entry.lastmod for entry in entries]
     digests = [entry.content_digest for entry in entries]
     # Without None (which mypy cannot tell from a "None not in" test).
@@ -140,6 +148,7 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
             for loc, lastmod, changefreq, number, digest in zip(locs, lastmods, changefreqs, priorities, digests)
         ]
     done.lines += lines
+    done.normalised += normalised
     # Copies, made together: the decoded strings share memory pages with the rest of their
     # entries, which a chunk's digests would keep from being reused (7 MB more per worker).
     # No None in digested, no newline in a digest (plain_digests).
