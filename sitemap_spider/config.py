@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-import sitemap_spider.default_settings as default_settings
+# Not `from sitemap_spider import ...`: that names the package, whose __init__ imports the add-on.
+import sitemap_spider.default_settings as default_settings  # noqa: PLR0402
 from sitemap_spider.config_parsing import (
     CHANGEFREQS,
     ConfigError,
@@ -34,11 +35,11 @@ from sitemap_spider.config_parsing import (
     read_text,
     read_workers,
 )
+from sitemap_spider.crawl.urls import Site
 from sitemap_spider.sitemaps.ingest import IngestOptions
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish import OutputOptions
 from sitemap_spider.sitemaps.urls import origin_of
-from sitemap_spider.crawl.urls import Site
 
 __all__ = [
     "CHANGEFREQS",

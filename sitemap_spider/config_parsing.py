@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 from scrapy.settings import BaseSettings
 
 from sitemap_spider.render.signs import RENDER_MODES
-from sitemap_spider.sitemaps.xml import CHANGEFREQ_VALUES
 from sitemap_spider.sitemaps.urls import normalize_url
+from sitemap_spider.sitemaps.xml import CHANGEFREQ_VALUES
 
 CHANGEFREQS = CHANGEFREQ_VALUES  # in the order error messages list them
 

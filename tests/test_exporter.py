@@ -17,9 +17,9 @@ import scrapy
 
 import sitemap_spider
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.item_entries import format_lastmod
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.exporter import SitemapItemExporter
+from sitemap_spider.sitemaps.item_entries import format_lastmod
 from tests.sitemap_check import read_urls, read_urlset
 
 PROJECT_ROOT = Path(sitemap_spider.__file__).parent.parent

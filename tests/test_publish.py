@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps import writer as writer_module
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import (
     EmptySitemapError,
     InvalidEntryError,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps import sorting
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError, SitemapError
 from sitemap_spider.sitemaps.sorting import ExternalSorter, LineSorter
 

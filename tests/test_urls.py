@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments, strip_query_params
 from sitemap_spider.crawl.urls import Site, repeated_segment_count
+from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments, strip_query_params
 
 TRACKING = ("utm_*", "gclid", "fbclid")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.modes.workers.leader import helper_counts
 from sitemap_spider.modes.workers import owner
+from sitemap_spider.modes.workers.leader import helper_counts
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.sitemap_check import read_sitemap_set

@@ -1,8 +1,8 @@
 """Scrapy's own downloader middlewares, taught to keep the crawl's ledger.
 
 Each subclass adds one thing to the library class it extends: the reason a
-URL is not listed goes to the spider's :class:`~sitemap_spider.crawl.report.CrawlReport`.
-Spiders without a ``report`` attribute get the library behaviour unchanged.
+URL is not listed goes to the crawl mode's :class:`~sitemap_spider.crawl.report.CrawlReport`.
+Spiders without a crawl mode get the library behaviour unchanged.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def _report(crawler: Any, request: Request) -> CrawlReport | None:
     # Resources (scripts read to decide on rendering) are not pages: nothing to record.
     if request.meta.get(meta.RESOURCE):
         return None
-    return getattr(crawler.spider, "report", None)
+    # The crawl mode's report; spiders without a crawl mode get the library behaviour.
+    mode = getattr(crawler.spider, "crawl_mode", None)
+    return getattr(mode, "report", None)
 
 
 class SiteScopeMiddleware(OffsiteMiddleware):

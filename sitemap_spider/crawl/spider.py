@@ -33,12 +33,12 @@ from sitemap_spider.crawl.pages import (
 )
 from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
+from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.spider_side import RenderingMixin
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
 from sitemap_spider.sitemaps.urls import normalize_url
-from sitemap_spider.crawl.urls import repeated_segment_count
 
 logger = logging.getLogger(__name__)
 

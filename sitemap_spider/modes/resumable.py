@@ -11,8 +11,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider import request_meta as meta
+from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.schedulers import StateScheduler
 from sitemap_spider.modes.state import CrawlState
 from sitemap_spider.sitemaps.entry import SitemapEntry

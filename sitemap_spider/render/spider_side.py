@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from scrapy.link import Link
     from twisted.python.failure import Failure
 
-    from sitemap_spider.render.browser import Browser
     from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.modes.base import CrawlMode
+    from sitemap_spider.render.browser import Browser
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.item_entries import entry_from_item
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.item_entries import entry_from_item
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
 
@@ -33,10 +33,10 @@ logger = logging.getLogger(__name__)
 #: Stats key: items the feed could not hold (a sitemap's limits).
 OVER_LIMIT_STAT = "sitemap/feed/over_limit"
 ADVICE = (
-    "one sitemap file holds at most {urls:,} URLs and {size:,} bytes: for more, set "
-    "FEED_EXPORT_BATCH_ITEM_COUNT = {urls} with %(batch_id)d in the feed URI, or publish a sharded, "
-    'indexed set with the sitemap pipeline (ADDONS = {{"sitemap_spider.Addon": 0}})'
-).format(urls=MAX_URLS_PER_SITEMAP, size=MAX_BYTES_PER_SITEMAP)
+    f"one sitemap file holds at most {MAX_URLS_PER_SITEMAP:,} URLs and {MAX_BYTES_PER_SITEMAP:,} bytes: "
+    f"for more, set FEED_EXPORT_BATCH_ITEM_COUNT = {MAX_URLS_PER_SITEMAP} with %(batch_id)d in the feed "
+    'URI, or publish a sharded, indexed set with the sitemap pipeline (ADDONS = {"sitemap_spider.Addon": 0})'
+)
 
 
 class SitemapItemExporter(BaseItemExporter):

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from sitemap_spider.sitemaps.item_entries import format_lastmod
 from sitemap_spider.sitemaps.entry_lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.item_entries import format_lastmod
 
 FORMATS: Final = ("jsonl", "csv", "txt")
 _EXTENSIONS: Final = {".jl": "jsonl", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".txt": "txt"}

@@ -16,12 +16,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.dedupe import (
     digest_line,
     repeated_digests,
     repeated_digests_of_runs,
 )
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP

@@ -14,13 +14,13 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.dedupe import (
     read_lines,
     read_unique_blocks,
     unique_lines_and_shared,
     without_content_duplicates,
 )
+from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.entry_lines import decode_entry
 from sitemap_spider.sitemaps.finisher import ShardFinisher
 from sitemap_spider.sitemaps.sorting import LineSorter

@@ -19,9 +19,9 @@ from scrapy import Spider, signals
 from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
-from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider import stats as keys
 from sitemap_spider.modes.engine import wake_engine
+from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider.sitemaps.entry import SitemapEntry
 
 if TYPE_CHECKING:
