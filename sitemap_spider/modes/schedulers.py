@@ -123,7 +123,7 @@ class SpillScheduler(Scheduler):
             # The crawl is over: what the seen set held can serve publishing the sitemap. Scrapy
             # 2.19 keeps it in RFPDupeFilter._fingerprints; its public ``fingerprints`` is a
             # deprecated frozenset copy (clearing that would free nothing, and warn).
-            # tests/test_scheduler.py pins the attribute.
+            # tests/test_schedulers.py pins the attribute.
             seen = getattr(self.df, "_fingerprints", None)
             if isinstance(seen, set):
                 seen.clear()

@@ -20,7 +20,7 @@ from tests.generated_site import build_generated_site
 from tests.redis_fixtures import free_port
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
-from tests.test_resume import page_fetches, wait_for_fetches
+from tests.test_resumable import page_fetches, wait_for_fetches
 
 PAGES = 1500
 # Short waits keep the tests fast; the defaults (3 s, 30 s) suit real crawls.
