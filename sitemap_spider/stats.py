@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from sitemap_spider.sitemaps.exporter import OVER_LIMIT_STAT
+
 # --- the published set ----------------------------------------------------------
 #: Entries the pipeline took (valid, before duplicates are dropped).
 ENTRIES: Final = "sitemap/entries"
@@ -17,6 +19,8 @@ FILES: Final = "sitemap/files"
 NOT_PUBLISHED: Final = "sitemap/not_published"
 #: ``sitemap/excluded/<reason>``: URLs not listed, by reason (crawl/report.py's REASONS).
 EXCLUDED: Final = "sitemap/excluded/"
+#: Items the ``sitemap`` feed format could not hold (named in sitemaps/, which imports nothing of ours).
+FEED_OVER_LIMIT: Final = OVER_LIMIT_STAT
 #: Links to other origins met on the site's pages.
 LINKS_OFFSITE: Final = "sitemap/links/offsite"
 
