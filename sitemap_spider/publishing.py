@@ -6,12 +6,18 @@ published before stays in place. Either way the report is written.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
-from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, SitemapError
+from sitemap_spider.sitemaps.errors import (
+    EmptySitemapError,
+    InvalidEntryError,
+    SitemapError,
+    describe_write_error,
+)
 from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.urls import normalize_url, origin_of
 
@@ -46,6 +52,8 @@ class SetPublisher:
         self.to_crawl = to_crawl
         self.report: CrawlReport | None = None  # set when the crawl opens
         self.builder: SitemapSetBuilder | None = None
+        #: Why entries could not be stored (a full disk): the crawl stops, nothing is published.
+        self.failed: str | None = None
 
     @property
     def stats(self) -> StatsCollector:
@@ -62,9 +70,20 @@ class SetPublisher:
 
     def add(self, entry: SitemapEntry) -> None:
         """Add an entry to the set; :class:`InvalidEntryError` when it cannot be one."""
+        if self.failed is not None:
+            return  # the crawl is stopping: nothing will be published
         if self.builder is None:
             self.builder = self._new_builder(entry.loc)
-        self.builder.add(entry)
+        try:
+            self.builder.add(entry)
+        except OSError as exc:
+            # A set missing the entries of a run that could not be written would be published
+            # as if whole: stop the crawl instead, and publish nothing.
+            self.failed = describe_write_error(exc, self.config.output_dir)
+            logger.error("Cannot store the sitemap's entries: %s. Stopping the crawl.", self.failed)
+            engine = self.crawler.engine
+            if engine is not None and engine.spider is not None:
+                asyncio.ensure_future(engine.close_spider_async(reason="sitemap_storage_failed"))
 
     def invalid(self, loc: object, error: Exception) -> None:
         """Record an entry that could not be listed."""
@@ -80,6 +99,10 @@ class SetPublisher:
         assert self.report is not None
         summary: dict[str, Any] = {"finish_reason": reason}
         try:
+            if self.failed is not None:
+                self.discard()
+                self.not_published(f"storing the entries failed: {self.failed}")
+                return False
             if reason != "finished":
                 self.discard()
                 self.not_published(f"the crawl did not finish ({reason}){resume}")
@@ -97,7 +120,7 @@ class SetPublisher:
             return False
         except (SitemapError, OSError) as exc:
             self.discard()
-            self.not_published(f"publishing failed: {exc}")
+            self.not_published(f"publishing failed: {describe_write_error(exc, self.config.output_dir)}")
             return False
         else:
             self.stats.set_value(keys.URLS, result.urls)

@@ -22,7 +22,7 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
 from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
-from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError
+from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, describe_write_error
 from sitemap_spider.sitemaps.ingest import BATCH_FORMATS, Ingest, Tally, ingest_chunks
 from sitemap_spider.sitemaps.inputs import FORMATS, BadInput, open_input, read_records
 from sitemap_spider.sitemaps.publish import PublishResult
@@ -108,7 +108,7 @@ class Command(ScrapyCommand):
                 raise EmptySitemapError("no valid entry in the input")
             result = ingest.publish()
         except (BadInput, EmptySitemapError, SitemapError, OSError, EOFError) as exc:
-            print(f"error: nothing published: {exc}", file=sys.stderr)
+            print(f"error: nothing published: {describe_write_error(exc, config.output_dir)}", file=sys.stderr)
             return 1
         finally:
             ingest.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class SitemapError(Exception):
     """Base class of every error of the sitemap output side."""
@@ -21,3 +23,14 @@ class SitemapValidationError(SitemapError):
 
 class TooManyShardsError(SitemapError):
     """The URLs need more sitemap files than one index may list (50,000)."""
+
+
+def describe_write_error(error: BaseException, output_dir: Path) -> str:
+    """An error of writing the set, naming the directory when the error names no file.
+
+    A full disk fails a ``write()``, whose error carries no file name: the user still needs to
+    know which filesystem is full.
+    """
+    if isinstance(error, OSError) and error.filename is None:
+        return f"{error} (writing in {output_dir})"
+    return str(error)

@@ -3,16 +3,21 @@
 New files are written into a staging directory inside ``output_dir`` (same filesystem, so
 ``os.replace`` is atomic), then moved into place shards first and the index last: a reader
 that follows the index never finds a listed shard missing, and nothing published so far
-changes until every new file is complete.
+changes until every new file is complete. Two processes publishing into one directory take
+turns (a lock file held while files are moved): their renames never interleave into a mixed set.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import re
 import shutil
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from sitemap_spider.sitemaps.errors import SitemapError
@@ -21,6 +26,10 @@ logger = logging.getLogger(__name__)
 
 STAGING_PREFIX = ".sitemap-staging-"
 SHARD_FILE_PATTERN = re.compile(r"^sitemap-\d{5}\.xml(\.gz)?$")
+#: How long a publish waits for another one into the same directory (moving files takes
+#: milliseconds: a lock held this long is a stuck process, and waiting on would hang cron).
+LOCK_TIMEOUT = 600.0
+_LOCK_POLL = 0.1
 
 
 def fsync_directory(directory: Path) -> None:
@@ -86,17 +95,45 @@ class SitemapStorage:
             if not (staging / name).is_file():
                 raise SitemapError(f"{name} is missing from staging directory {staging}")
         # Checked everything before the first rename: up to here the old set is untouched.
-        for name in names:
-            os.replace(staging / name, self.output_dir / name)
-        fsync_directory(self.output_dir)
-        # The new set is live from here on: a failed cleanup is reported, not raised, so
-        # that callers do not announce a published set as "not published".
-        try:
-            self._remove_stale_shards(set(shard_names))
-            shutil.rmtree(staging)
-        except OSError as exc:
-            logger.warning("Published, but cleaning up %s failed: %s", self.output_dir, exc)
+        with self.publishing_lock():
+            for name in names:
+                os.replace(staging / name, self.output_dir / name)
+            fsync_directory(self.output_dir)
+            # The new set is live from here on: a failed cleanup is reported, not raised, so
+            # that callers do not announce a published set as "not published".
+            try:
+                self._remove_stale_shards(set(shard_names))
+                shutil.rmtree(staging)
+            except OSError as exc:
+                logger.warning("Published, but cleaning up %s failed: %s", self.output_dir, exc)
         logger.info("Published %s and %d sitemap files in %s", index_name, len(shard_names), self.output_dir)
+
+    @contextlib.contextmanager
+    def publishing_lock(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+        """Hold the directory's publishing lock: an advisory ``flock`` of the output directory itself
+        (no file of ours beside the sitemaps), freed by the kernel if the process dies."""
+        path = self.output_dir
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            deadline = time.monotonic() + timeout
+            waiting = False
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if not waiting:
+                        logger.warning("Another process is publishing into %s: waiting for it", self.output_dir)
+                        waiting = True
+                    if time.monotonic() >= deadline:
+                        raise SitemapError(
+                            f"another process has been publishing into {path} for over {timeout:.0f} s: "
+                            "nothing published"
+                        ) from None
+                    time.sleep(_LOCK_POLL)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def _remove_stale_shards(self, current: set[str]) -> None:
         # Shards of an earlier, bigger (or differently compressed) run that no index lists.

@@ -1,0 +1,129 @@
+"""The published set under a misbehaving machine: a full disk, and two publishers at once.
+
+Real processes (`scrapy publish`), a real small filesystem (a tmpfs mounted here; CI runs as
+root, as the brief's machines do), the real lock.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemap_spider.sitemaps.storage import STAGING_PREFIX, SitemapStorage
+from tests.crawl_fixtures import RunningSite, run_crawl
+from tests.sitemap_check import read_sitemap_set
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BASE = "https://example.com/"
+
+
+def write_urls(path: Path, count: int, prefix: str) -> Path:
+    path.write_text("".join(f"{BASE}{prefix}/page-{i:06d}.html\n" for i in range(count)))
+    return path
+
+
+def publish_command(source: Path, output_dir: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "scrapy", "publish", str(source),
+        "-s", f"SITEMAP_OUTPUT_DIR={output_dir}", "-s", f"SITEMAP_BASE_URL={BASE}",
+    ]  # fmt: skip
+
+
+def files(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A small tmpfs (256 KiB, or the test's ``disk_size`` mark): room for a small set, not a big one."""
+    mark = request.node.get_closest_marker("disk_size")
+    size = mark.args[0] if mark else "256k"
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount_point)], capture_output=True, text=True
+    )
+    if mounted.returncode != 0:
+        if os.environ.get("CI"):
+            pytest.fail(f"cannot mount a tmpfs in CI: {mounted.stderr}")
+        pytest.skip(f"mounting a tmpfs needs root: {mounted.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=True)
+
+
+def test_a_full_disk_leaves_the_previous_set_intact_and_no_staging(small_disk: Path, tmp_path: Path) -> None:
+    out = small_disk / "sitemaps"
+    first = subprocess.run(publish_command(write_urls(tmp_path / "small.txt", 200, "old"), out),
+                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = files(out)
+    assert len(read_sitemap_set(out, BASE)) == 200
+    # 20,000 URLs are some 1.5 MB of XML, and their sort runs: far more than the disk holds.
+    second = subprocess.run(publish_command(write_urls(tmp_path / "big.txt", 20_000, "new"), out),
+                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert second.returncode == 1, second.stderr[-2000:]
+    assert "nothing published" in second.stderr
+    assert "No space left on device" in second.stderr
+    assert str(out) in second.stderr  # the message names where it could not write
+    assert files(out) == before, "the previous set changed"
+    assert len(read_sitemap_set(out, BASE)) == 200
+    assert not list(out.glob(f"{STAGING_PREFIX}*")), "a staging directory was left behind"
+
+
+def test_a_second_publisher_waits_for_the_one_moving_its_files(tmp_path: Path) -> None:
+    out = tmp_path / "sitemaps"
+    storage = SitemapStorage(out)
+    source = write_urls(tmp_path / "urls.txt", 500, "p")
+    stderr: list[str] = []
+    with storage.publishing_lock():
+        process = subprocess.Popen(publish_command(source, out), cwd=REPO_ROOT, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
+        assert process.stderr is not None
+        reader = threading.Thread(target=lambda: stderr.extend(process.stderr), daemon=True)  # type: ignore[arg-type]
+        reader.start()
+        deadline = time.monotonic() + 60
+        while not any("waiting for it" in line for line in stderr):
+            assert process.poll() is None, "".join(stderr)[-2000:]
+            assert time.monotonic() < deadline, "the second publisher did not reach the lock"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        # Everything is written and validated, but nothing moved while the lock is held.
+        assert process.poll() is None
+        assert not (out / "sitemap_index.xml").exists()
+    assert process.wait(timeout=60) == 0, "".join(stderr)[-2000:]
+    reader.join(timeout=10)
+    assert len(read_sitemap_set(out, BASE)) == 500
+
+
+@pytest.mark.disk_size("64k")
+def test_a_crawl_that_fills_the_disk_stops_and_publishes_nothing(
+    small_disk: Path, tmp_path: Path, generated_site: RunningSite
+) -> None:
+    out = small_disk / "sitemaps"
+    settings = {"SITEMAP_OUTPUT_DIR": str(out), "SITEMAP_REPORT": str(tmp_path / "r.json"), "SITEMAP_WORKERS": "1"}
+    # A first crawl lists a few pages: a small set that fits.
+    first = run_crawl(generated_site.start_url, tmp_path / "first",
+                      settings={**settings, "SITEMAP_INCLUDE": r"7/$|7\.html$|7$"})  # fmt: skip
+    assert first.returncode == 0, first.describe()
+    before = files(out)
+    listed = read_sitemap_set(out, generated_site.origin + "/")
+    assert 0 < len(listed) < 500
+    # The whole site's entries spill to sorted runs of 1,000 on the small disk, which fills
+    # while the crawl runs: it stops there rather than publish a set missing a run.
+    second = run_crawl(generated_site.start_url, tmp_path / "second",
+                       settings={**settings, "SITEMAP_SORT_RUN_SIZE": "1000"})  # fmt: skip
+    assert second.returncode == 1, second.describe()
+    assert "Cannot store the sitemap's entries" in second.stderr
+    assert "No space left on device" in second.stderr and str(out) in second.stderr
+    assert "no sitemap published: storing the entries failed" in second.stderr
+    assert files(out) == before, "the previous set changed"
+    assert not list(out.glob(f"{STAGING_PREFIX}*")), "a staging directory was left behind"
