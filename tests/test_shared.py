@@ -122,6 +122,29 @@ def test_a_killed_worker_loses_nothing(site: RunningSite, tmp_path: Path, redis_
     assert fetched_again <= 0.05 * len(fetches)
 
 
+def test_a_worker_slow_to_start_does_not_end_the_crawl_empty(
+    site: RunningSite, tmp_path: Path, redis_url: str
+) -> None:
+    """A worker whose start-up outlasts the lease, started first, and a quick one started after it.
+
+    Both run the same crawl: the first to be ready seeds it, the other joins, and the set is whole.
+    """
+    settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED}
+    slow = {"EXTENSIONS": '{"tests.slow_start.SlowStart": 0}', "SLOW_START_SECONDS": "4"}
+    workers = []
+    for n, extra in enumerate((slow, {})):
+        args = crawl_command(site.start_url, tmp_path, settings={**settings, **extra})
+        log = tmp_path / f"worker-{n}.log"
+        with log.open("w", encoding="utf-8") as out:
+            workers.append(Worker(subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out), log))
+        time.sleep(0.5)
+    results = [worker.finish() for worker in workers]
+    logs = [log for _, log in results]
+    assert [code for code, _ in results] == [0, 0], [log[-3000:] for log in logs]
+    assert_one_publisher(logs)
+    assert_complete_set(site, tmp_path / "sitemaps")
+
+
 def test_a_new_crawl_starts_over_and_a_finished_one_leaves_no_data(
     case_site: RunningSite, tmp_path: Path, redis_url: str
 ) -> None:

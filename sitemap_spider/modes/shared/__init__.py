@@ -63,8 +63,7 @@ class SharedMode(DurableMode):
         super().__init__(crawler, config, target)
         assert config.shared is not None
         shared = SharedCrawl(crawler, config.shared, target)
-        shared.join()
-        shared.connect()
+        shared.connect()  # it joins the crawl when the spider opens
         self.state = shared
 
     @classmethod

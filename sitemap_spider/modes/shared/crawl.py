@@ -118,11 +118,17 @@ class SharedCrawl:
         self.redis.hdel(self.keys.meta, "seeding")
 
     def connect(self) -> None:
+        """Join the crawl when the spider opens, and beat from then on."""
         signals_ = self.crawler.signals
         signals_.connect(self._opened, signal=signals.spider_opened)
         signals_.connect(self.on_idle, signal=signals.spider_idle)
 
     def _opened(self) -> None:
+        # Joined here, not when the spider is made: Scrapy's start-up between the two runs
+        # without yielding to the reactor (seconds on a loaded machine), so no heartbeat could
+        # go out meanwhile, and the other workers took a worker that had joined to seed the
+        # crawl for dead before it had queued a URL (they then ended the crawl empty).
+        self.join()
         self._beat.start(self._interval, now=True)
 
     def _heartbeat(self) -> None:
