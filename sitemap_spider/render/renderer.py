@@ -67,7 +67,7 @@ class Renderer:
         if self.mode == "always":
             reason: str | None = "always"
         else:
-            reason = static_render_reason(response.selector)
+            reason = static_render_reason(response.selector, get_base_url(response))
             if reason is None:
                 scripts = await self._navigation_scripts(response)
                 if scripts and scripts in self._rendered_script_sets and has_site_links():
