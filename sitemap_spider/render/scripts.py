@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from parsel import Selector
 
@@ -67,72 +68,59 @@ class LexedScript:
         return _SPACE.sub(" ", _NUMBER.sub("0", code)).strip()
 
 
+# One token at a time: comments, string and template literals, a slash, or a run of other code.
+_TOKEN = re.compile(
+    r"(?P<comment>//[^\n]*|<!--[^\n]*|/\*.*?(?:\*/|\Z))"
+    r"|(?P<string>'(?:[^'\\\n]|\\.)*'?|\"(?:[^\"\\\n]|\\.)*\"?|`(?:[^`\\]|\\.)*`?)"
+    r"|(?P<slash>/)"
+    r"|(?P<code>[^/'\"`<]+|<)",
+    re.DOTALL,
+)
+_REGEX_LITERAL = re.compile(r"/((?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+)/[a-zA-Z]*")
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_SUBSTITUTION = re.compile(r"\$\{[^}]*\}")
+
+
+@lru_cache(maxsize=4096)
 def lex(script: str) -> LexedScript:
-    """Lift string, template and regex literals out of ``script``; drop its comments."""
+    """Lift string, template and regex literals out of ``script``; drop its comments.
+
+    Cached: a site's pages repeat the same scripts (loaders, ready handlers) on every page.
+    """
     out: list[str] = []
     literals: list[str] = []
-    i, n = 0, len(script)
     last = ""  # the last significant character of code, to tell a regex from a division
+    i, n = 0, len(script)
     while i < n:
-        char = script[i]
-        two = script[i : i + 2]
-        if two == "//" or script.startswith("<!--", i) or (script.startswith("-->", i) and last in ("", ";", "}")):
-            end = script.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if two == "/*":
-            end = script.find("*/", i + 2)
-            i = n if end < 0 else end + 2
+        match = _TOKEN.match(script, i)
+        assert match is not None  # the alternatives cover every character
+        kind = match.lastgroup
+        i = match.end()
+        if kind == "comment":
             out.append(" ")
             continue
-        if char in "'\"`" or (char == "/" and last in _REGEX_BEFORE):
-            text, i = _read_literal(script, i)
+        text = None
+        if kind == "string":
+            raw = match.group()
+            body = raw[1:-1] if len(raw) > 1 and raw[-1] == raw[0] else raw[1:]
+            if raw[0] == "`":
+                body = _SUBSTITUTION.sub(DYNAMIC, body)
+            text = _ESCAPE.sub(r"\1", body)
+        elif kind == "slash" and last in _REGEX_BEFORE:
+            regex = _REGEX_LITERAL.match(script, match.start())
+            if regex is not None:
+                text, i = regex.group(1), regex.end()
+        if text is not None:
             out.append(f"{_MARK}{len(literals)}{_MARK}")
             literals.append(text)
             last = "a"
             continue
-        out.append(char)
-        if not char.isspace():
-            last = char
-        i += 1
+        code = match.group()
+        out.append(code)
+        stripped = code.rstrip()
+        if stripped:
+            last = stripped[-1]
     return LexedScript("".join(out), tuple(literals))
-
-
-def _read_literal(script: str, start: int) -> tuple[str, int]:
-    """The text of the literal opening at ``start`` (escapes kept as the character), and where it ends."""
-    quote = script[start]
-    text: list[str] = []
-    i, n = start + 1, len(script)
-    in_class = False
-    while i < n:
-        char = script[i]
-        if char == "\\" and i + 1 < n:
-            text.append(script[i + 1])
-            i += 2
-            continue
-        if quote == "`" and script.startswith("${", i):
-            i = _skip_substitution(script, i + 2)
-            text.append(DYNAMIC)
-            continue
-        if quote == "/":
-            if char == "\n":
-                break  # not a regex after all; stop at the line's end
-            in_class = (in_class or char == "[") and char != "]"
-        if char == quote and not in_class:
-            return "".join(text), i + 1
-        if char == "\n" and quote in "'\"":
-            break  # an unterminated string ends at the line's end in JavaScript's eyes
-        text.append(char)
-        i += 1
-    return "".join(text), i
-
-
-def _skip_substitution(script: str, i: int) -> int:
-    depth = 1
-    while i < len(script) and depth:
-        depth += {"{": 1, "}": -1}.get(script[i], 0)
-        i += 1
-    return i
 
 
 def _argument(skeleton: str, start: int, assignment: bool) -> str:

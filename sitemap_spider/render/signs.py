@@ -93,23 +93,33 @@ def _near_empty_body(selector: Selector) -> bool:
 def static_links(selector: Selector, base_url: str) -> set[str]:
     """The normalised URLs the page links to in its static HTML (``<noscript>`` included)."""
     links = set()
-    for value in selector.xpath("//a/@href | //area/@href | //frame/@src | //iframe/@src").getall():
+    for value in selector.xpath(_LINK_VALUES).getall():
         url = normalize_url(urljoin(base_url, value.strip()))
         if url is not None:
             links.add(url)
     return links
 
 
+_LINK_VALUES = "//a/@href | //area/@href | //frame/@src | //iframe/@src"
+
+
 def _known_link(selector: Selector, base_url: str) -> Callable[[str], bool]:
     """Whether an href written by a script leads where a static link of the page already does."""
+    written: set[str] | None = None
     links: set[str] | None = None
 
     def known(href: str) -> bool:
-        nonlocal links
+        nonlocal written, links
         if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:")):
             return True  # nothing for the crawl to follow
+        # Read once, and only for a script that writes links: the hrefs as written first (the
+        # usual case, and ten times cheaper than resolving and normalising them all), then normalised.
+        if written is None:
+            written = {value.strip() for value in selector.xpath(_LINK_VALUES).getall()}
+        if href in written:
+            return True
         if links is None:
-            links = static_links(selector, base_url)  # read once, and only for a script that writes links
+            links = static_links(selector, base_url)
         url = normalize_url(urljoin(base_url, href))
         return url is not None and url in links
 
