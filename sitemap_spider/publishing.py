@@ -129,6 +129,7 @@ class SetPublisher:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
             summary.update(self._summary(result))
             self._log_summary(result, self.report.excluded_counts())
+            self._log_rendering()
             return True
         finally:
             summary.setdefault("urls", 0)
@@ -159,6 +160,25 @@ class SetPublisher:
             "index": str(result.index_path),
             "index_url": result.index_url,
         }
+
+    def _log_rendering(self) -> None:
+        """Say what rendering bought: pages rendered, URLs only rendering found, templates dropped."""
+        value = self.stats.get_value
+        rendered = (value(keys.RENDER_PAGES) or 0) + (value(keys.RENDER_PROBES) or 0)
+        skipped = value(keys.RENDER_SKIPPED_NO_GAIN) or 0
+        if not rendered and not skipped:
+            return
+        logger.info(
+            "Rendering: %s page(s) rendered (%s to learn whether their template needs it), "
+            "%s URL(s) found only by rendering; %s template(s) judged statically after renders found nothing "
+            "(%s page(s) not rendered), %s put back by a sample",
+            f"{rendered:,}",
+            f"{value(keys.RENDER_PROBES) or 0:,}",
+            f"{value(keys.RENDER_URLS_FOUND) or 0:,}",
+            value(keys.RENDER_TEMPLATES_NO_GAIN) or 0,
+            f"{skipped:,}",
+            value(keys.RENDER_TEMPLATES_REGAINED) or 0,
+        )
 
     @staticmethod
     def _log_summary(result: PublishResult, excluded: dict[str, int]) -> None:

@@ -38,6 +38,18 @@ RENDER_SCRIPTS_READ: Final = "sitemap/render/scripts_read"
 RENDER_REASON: Final = "sitemap/render/reason/"
 RENDER_UNAVAILABLE: Final = "sitemap/render/unavailable/"
 RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE: Final = "sitemap/render/skipped/scripts_rendered_before"
+#: Pages judged statically because renders of their template found nothing (render/learning.py).
+RENDER_SKIPPED_NO_GAIN: Final = "sitemap/render/skipped/no_gain"
+#: Renders made to learn whether a template gains from rendering (its first pages, and samples).
+RENDER_PROBES: Final = "sitemap/render/probes"
+#: Pages of a no-gain template rendered all the same, to check it still gains nothing.
+RENDER_SAMPLES: Final = "sitemap/render/samples"
+#: Templates whose pages are judged statically after their renders found nothing.
+RENDER_TEMPLATES_NO_GAIN: Final = "sitemap/render/templates/no_gain"
+#: No-gain templates a sample render put back to rendering.
+RENDER_TEMPLATES_REGAINED: Final = "sitemap/render/templates/regained"
+#: URLs first met in a rendered DOM: absent from that page's static HTML and not met before.
+RENDER_URLS_FOUND: Final = "sitemap/render/urls_found"
 
 # --- crawl modes ----------------------------------------------------------------
 #: 2 once the second crawling process has started.

@@ -74,7 +74,11 @@ def js_site() -> dict[str, Route]:
         "/analytics": _page("Analytics", '<a href="/">home</a>' + GTM),
         "/inject-noindex": _page("Noindex", "", inject.format('<meta name="robots" content="noindex">')),
         "/inject-canonical": _page("Canonical", "", inject.format('<link rel="canonical" href="/plain">')),
-        "/slow": _page("Slow", '<script src="/hang.js"></script><script>document.body.append("!")</script>'),
+        "/slow": _page(
+            "Slow",
+            '<script src="/hang.js"></script><script>const l = document.createElement("a"); l.href = "/";'
+            "document.body.append(l)</script>",
+        ),
         "/spa/": Route(headers=(("Content-Type", HTML),), body=SHELL),
         "/spa/about": Route(headers=(("Content-Type", HTML),), body=SHELL),
         "/spa/contact": Route(headers=(("Content-Type", HTML),), body=SHELL),

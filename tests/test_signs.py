@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from parsel import Selector
 
+from sitemap_spider.render.scripts import lex
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 
 GTM = (
@@ -73,3 +74,78 @@ def test_site_script_urls_skip_libraries_analytics_and_other_sites() -> None:
         "http://h/js/menu.js",
         "http://h/docs/navtree.js?v=2",
     ]
+
+
+JAVADOC_FRAMES = (
+    "<script>\n<!--\nif(window==top) {\n  document.writeln('<A HREF=\"../../index.html?java/lang/String.html\" "
+    "target=\"_top\"><B>FRAMES</B></A>');\n}\n//-->\n</script>"
+)
+JAVADOC_TITLE = (
+    "<script>function windowTitle()\n{\n    if (location.href.indexOf('is-external=true') == -1) {\n"
+    "        parent.document.title=\"String (Java Platform SE 6)\";\n    }\n}</script>"
+)
+BAIDU_ANALYTICS = (
+    '<script>var _hmt = _hmt || [];(function() { var hm = document.createElement("script");'
+    'hm.src = "//hm.baidu.com/hm.js?0f1e2d3c4b5a"; var s = document.getElementsByTagName("script")[0];'
+    "s.parentNode.insertBefore(hm, s);})();</script>"
+)
+BAIDU_PUSH = (
+    "<script>(function(){ var bp = document.createElement('script');"
+    "var curProtocol = window.location.protocol.split(':')[0];"
+    "if (curProtocol === 'https') { bp.src = 'https://zz.bdstatic.com/linksubmit/push.js'; }"
+    "else { bp.src = 'http://push.zhanzhang.baidu.com/push.js'; }"
+    'var s = document.getElementsByTagName("script")[0]; s.parentNode.insertBefore(bp, s);})();</script>'
+)
+JQUERY_READY = (
+    "<script>$(document).ready(function(){ $('.article img').addClass('responsive');"
+    "$(window).scroll(function(){ if ($(this).scrollTop() > 100) { $('#top').fadeIn(); } });"
+    "$('pre').append('<span class=\"copy\">Copy</span>'); $('h1').text('Title'); });</script>"
+)
+CLASS_PAGE_URL = "http://h/docs/api/java/lang/String.html"
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        # javadoc 6: the frames link the script writes is in the navigation bar already
+        (TEXT + '<a href="../../index.html?java/lang/String.html" target="_top">FRAMES</a>' + JAVADOC_FRAMES
+         + JAVADOC_TITLE, None),
+        # ... spelled another way, it is still the same link once normalised
+        (TEXT + '<a href="/docs/api/index.html?java/lang/String.html">FRAMES</a>' + JAVADOC_FRAMES, None),
+        # ... but a link the page does not have is one a browser would find
+        (TEXT + '<a href="/docs/api/index.html">FRAMES</a>' + JAVADOC_FRAMES, "inline_script"),
+        # script loaders and cosmetic jQuery, whoever wrote them
+        (TEXT + '<a href="/a">a</a>' + BAIDU_ANALYTICS + BAIDU_PUSH + JQUERY_READY, None),
+        (TEXT + "<script>var l = document.createElement('link'); l.rel = 'stylesheet'; l.href = '/x.css';"
+         "document.head.appendChild(l)</script>", None),
+        (TEXT + "<script>var l = document.createElement('link'); l.rel = 'canonical'; l.href = '/other';"
+         "document.head.appendChild(l)</script>", "inline_script"),
+        # markup built at run time cannot be read: it counts
+        (TEXT + "<script>$('img').wrap('<a href=\"' + this.src + '\"></a>')</script>", "inline_script"),
+        (TEXT + "<script>document.getElementById('nav').innerHTML = menuHtml;</script>", "inline_script"),
+        (TEXT + "<script>$('#x').attr('href', next)</script>", "inline_script"),
+        (TEXT + "<script>$('<a href=\"/new\">new</a>').appendTo('#nav')</script>", "inline_script"),
+    ],
+)
+def test_what_inline_scripts_do_decides(body: str, reason: str | None) -> None:
+    assert static_render_reason(page(body), CLASS_PAGE_URL) == reason
+
+
+@pytest.mark.parametrize(
+    ("script", "literals"),
+    [
+        ("a = 'x' + \"y\"; // 'not a literal'\n b = `t${c}u`", ["x", "y", "t\ue001u"]),
+        ("r = /['\"]/g; s = 'ok'", ["['\"]", "ok"]),
+        ("x = a / b / c; s = 'ok'", ["ok"]),
+        ("<!--\ndocument.write('<b>') /* 'no' */\n//-->", ["<b>"]),
+    ],
+)
+def test_lex_lifts_literals_out(script: str, literals: list[str]) -> None:
+    assert list(lex(script).literals) == literals
+
+
+def test_template_is_the_same_for_pages_of_one_template() -> None:
+    one = lex("windowTitle('String (Java SE 6)', 12); document.writeln('<A HREF=\"a.html\">')").template()
+    two = lex("windowTitle('Integer (Java SE 6)', 7);  document.writeln('<A HREF=\"b.html\">')").template()
+    assert one == two
+    assert one != lex("windowTitle('String', 12); menu.build()").template()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from dataclasses import dataclass
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from scrapy.utils.response import get_base_url
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, settle
+from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 from sitemap_spider.sitemaps.urls import origin_of
 
@@ -30,11 +32,32 @@ _MAX_SCRIPT_BYTES = 4 * 1024 * 1024
 _FAILURES_BEFORE_GIVING_UP = 3
 
 
+@dataclass(frozen=True)
+class PageReading:
+    """How the spider reads a page: its links on the site, and what decides its listing (robots, canonical)."""
+
+    site_links: Callable[[TextResponse], frozenset[str]]
+    decisions: Callable[[TextResponse], tuple[object, ...]]
+
+    def gain(self, static: TextResponse, rendered: TextResponse) -> bool:
+        """Whether the rendered DOM holds a link, or a listing decision, the static HTML lacks."""
+        return bool(self.site_links(rendered) - self.site_links(static)) or (
+            self.decisions(rendered) != self.decisions(static)
+        )
+
+
 class Renderer:
     """The ``render`` mode at work: which pages need a browser, and rendering them."""
 
     def __init__(
-        self, crawler: Crawler, mode: str, browser: Browser | None, *, idle_timeout: float, timeout: float
+        self,
+        crawler: Crawler,
+        mode: str,
+        browser: Browser | None,
+        *,
+        idle_timeout: float,
+        timeout: float,
+        reading: PageReading,
     ) -> None:
         self.crawler = crawler
         self.mode = mode
@@ -46,6 +69,11 @@ class Renderer:
         self._failures = 0
         self._successes = 0
         self.unavailable: Counter[str] = Counter()
+        self.reading = reading
+        # The static links of the page reason() just sent to the browser: the spider asks for
+        # its request at once (no await in between), and the request carries them.
+        self._static_links: frozenset[str] | None = None
+        self.learner = TemplateLearner()
 
     @property
     def enabled(self) -> bool:
@@ -61,36 +89,110 @@ class Renderer:
         Navigation that shared script files build (a menu, a tree) is the same on
         every page that loads them: once one such page is rendered, a page with the
         same navigation scripts and links of its own in its static HTML is not.
+        Past that, whether rendering pays is learnt per template (render/learning.py):
+        the first pages of a template are rendered as probes, and judged statically
+        when their render found nothing the static HTML lacked.
         """
         if self.mode == "never" or response.meta.get(meta.NO_RENDER):
             return None
         if self.mode == "always":
-            reason: str | None = "always"
-        else:
-            reason = static_render_reason(response.selector)
-            if reason is None:
-                scripts = await self._navigation_scripts(response)
-                if scripts and scripts in self._rendered_script_sets and has_site_links():
-                    self._inc(keys.RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE)
-                    return None
-                if scripts:
-                    reason = "script_file"
-                    if self.enabled and len(self._rendered_script_sets) < _MAX_SCRIPTS:
-                        self._rendered_script_sets.add(scripts)
+            return self._keep_links(response, self._wanted("always"))
+        reason = static_render_reason(response.selector, get_base_url(response))
+        script_files: tuple[str, ...] = ()
+        if reason is None:
+            script_files = await self._navigation_scripts(response)
+            if script_files and script_files in self._rendered_script_sets and has_site_links():
+                self._inc(keys.RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE)
+                return None
+            if script_files:
+                reason = "script_file"
+                if self.enabled and len(self._rendered_script_sets) < _MAX_SCRIPTS:
+                    self._rendered_script_sets.add(script_files)
+        if reason is None or not self.enabled:
+            return self._wanted(reason)
+        return self._keep_links(response, await self._learnt(response, reason))
+
+    def _keep_links(self, response: TextResponse, reason: str | None) -> str | None:
+        """Remember the static links of a page going to the browser: what rendering finds beyond them is its gain."""
+        self._static_links = None if reason is None else self.reading.site_links(response)
+        return reason
+
+    def _wanted(self, reason: str | None) -> str | None:
+        """The page goes to the browser for ``reason``; None when there is none, or no browser."""
         if reason is None:
             return None
         if not self.enabled:
             self.unavailable[reason] += 1
             self._inc(keys.RENDER_UNAVAILABLE + reason)
             return None
+        self._inc(keys.RENDER_REASON + reason)
         return reason
 
-    def request(self, url: str, reason: str, facts: dict[str, Any], callback: Callable[..., Any],
-                errback: Callable[..., Any]) -> Request:
+    async def _learnt(self, response: TextResponse, reason: str) -> str | None:
+        """``reason`` unless the page's template has shown that rendering it finds nothing."""
+        script_files = site_script_urls(response.selector, get_base_url(response), origin_of(response.url))
+        signature = template_signature(response.selector, script_files)
+        while True:
+            plan = self.learner.plan(signature)
+            if plan is not Plan.WAIT:
+                break
+            await self.learner.wait(signature)
+            if not self.enabled:
+                return self._wanted(reason)
+        if plan is Plan.RENDER:
+            return self._wanted(reason)
+        if plan is Plan.SKIP:
+            self._inc(keys.RENDER_SKIPPED_NO_GAIN)
+            return None
+        if plan is Plan.SAMPLE:
+            self._inc(keys.RENDER_SAMPLES)
+        if self._wanted(reason) is None:
+            self.learner.failed(signature)
+            return None
+        gained = await self._probe(response, reason)
+        if gained is None:
+            self.learner.failed(signature)
+            return None  # the render failed: the static HTML is all there is
+        dropped, regained = self.learner.dropped, self.learner.regained
+        self.learner.learn(signature, gained)
+        if self.learner.dropped > dropped:
+            self._inc(keys.RENDER_TEMPLATES_NO_GAIN)
+            logger.info("Rendering found nothing on %d pages like %s: their template is judged statically now",
+                        RENDERS_TO_LEARN, response.url)
+        if self.learner.regained > regained:
+            self._inc(keys.RENDER_TEMPLATES_REGAINED)
+            logger.info("A sample render of %s found more than its static HTML: its template is rendered again",
+                        response.url)
+        return reason if gained else None
+
+    async def _probe(self, response: TextResponse, reason: str) -> bool | None:
+        """Render the page now to see whether it gains anything; None when the render failed.
+
+        The render is fetched by the engine directly, not through the scheduler: pages of
+        the template wait for it, and waiting pages must not hold up their own answer.
+        """
+        assert self.crawler.engine is not None
+        request = self.request(response.url, reason, {}, None, None)
+        try:
+            rendered = await self.crawler.engine.download_async(request)
+        except Exception as exc:  # any failure of the browser: the page keeps its static HTML
+            self.failed(response.url, str(exc) or type(exc).__name__)
+            return None
+        if not isinstance(rendered, TextResponse):
+            self.failed(response.url, "the browser returned no HTML")
+            return None
+        self._successes += 1
+        self._inc(keys.RENDER_PROBES)
+        return self.reading.gain(response, rendered)
+
+    def request(self, url: str, reason: str, facts: dict[str, Any], callback: Callable[..., Any] | None,
+                errback: Callable[..., Any] | None) -> Request:
         """A request that renders ``url`` in the browser, carrying its static facts."""
         from scrapy_playwright.page import PageMethod
 
-        self._inc(keys.RENDER_REASON + reason)
+        if facts and self._static_links is not None:
+            facts["static_links"] = sorted(self._static_links)
+            self._static_links = None
         return Request(
             url,
             callback=callback,

@@ -8,11 +8,12 @@ a reason, so an ordinary site never pays a browser's cost.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from urllib.parse import urljoin
 
 from parsel import Selector
 
+from sitemap_spider.render.scripts import adds_content
 from sitemap_spider.sitemaps.urls import normalize_url, origin_of
 
 RENDER_MODES = ("never", "auto", "always")
@@ -59,7 +60,7 @@ def builds_dom(script: str) -> bool:
 
 def builds_navigation(script: str) -> bool:
     """Whether script text builds DOM content that can hold links."""
-    return builds_dom(script) and bool(_NAVIGATION.search(script))
+    return builds_dom(script) and bool(_NAVIGATION.search(script)) and adds_content(script, lambda href: False)
 
 
 def _inline_scripts(selector: Selector) -> Iterable[str]:
@@ -89,18 +90,56 @@ def _near_empty_body(selector: Selector) -> bool:
     return len(" ".join(text.split())) < NEAR_EMPTY_TEXT
 
 
-def static_render_reason(selector: Selector) -> str | None:
+def static_links(selector: Selector, base_url: str) -> set[str]:
+    """The normalised URLs the page links to in its static HTML (``<noscript>`` included)."""
+    links = set()
+    for value in selector.xpath(_LINK_VALUES).getall():
+        url = normalize_url(urljoin(base_url, value.strip()))
+        if url is not None:
+            links.add(url)
+    return links
+
+
+_LINK_VALUES = "//a/@href | //area/@href | //frame/@src | //iframe/@src"
+
+
+def _known_link(selector: Selector, base_url: str) -> Callable[[str], bool]:
+    """Whether an href written by a script leads where a static link of the page already does."""
+    written: set[str] | None = None
+    links: set[str] | None = None
+
+    def known(href: str) -> bool:
+        nonlocal written, links
+        if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:", "tel:")):
+            return True  # nothing for the crawl to follow
+        # Read once, and only for a script that writes links: the hrefs as written first (the
+        # usual case, and ten times cheaper than resolving and normalising them all), then normalised.
+        if written is None:
+            written = {value.strip() for value in selector.xpath(_LINK_VALUES).getall()}
+        if href in written:
+            return True
+        if links is None:
+            links = static_links(selector, base_url)
+        url = normalize_url(urljoin(base_url, href))
+        return url is not None and url in links
+
+    return known
+
+
+def static_render_reason(selector: Selector, base_url: str = "") -> str | None:
     """Why the static HTML alone shows that a browser would see more, or ``None``.
 
-    Reasons: ``inline_script`` (an inline script builds the DOM: links, or a
-    robots meta tag or canonical link the static HTML lacks), ``app_root``
-    (an empty single-page-app mount point), ``empty_body`` (scripts and next to
-    no text or links). Analytics and tag-manager scripts count for nothing.
+    Reasons: ``inline_script`` (an inline script may add a link, a robots meta
+    tag or a canonical link the static HTML lacks: scripts/adds_content),
+    ``app_root`` (an empty single-page-app mount point), ``empty_body``
+    (scripts and next to no text or links). Loaders, cosmetic scripts and
+    scripts that write links the page has already count for nothing.
     """
     has_script = False
+    known = _known_link(selector, base_url)
     for script in _inline_scripts(selector):
         has_script = True
-        if builds_dom(script):
+        if adds_content(script, known):
             return "inline_script"
     script_urls = [src for src in selector.xpath("//script/@src").getall() if not is_analytics(src)]
     if not has_script and not script_urls:

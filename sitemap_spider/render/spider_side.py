@@ -11,7 +11,9 @@ from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
 
 from sitemap_spider import request_meta as meta
-from sitemap_spider.render.renderer import Renderer
+from sitemap_spider import stats as keys
+from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
+from sitemap_spider.render.renderer import PageReading, Renderer
 from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
+    from sitemap_spider.crawl.links import LinkFinder
     from sitemap_spider.modes.base import CrawlMode
     from sitemap_spider.render.browser import Browser
     from sitemap_spider.sitemaps.entry import SitemapEntry
@@ -37,6 +40,7 @@ class RenderingMixin:
     crawl_mode: CrawlMode
     renderer: Renderer
     link_extractor: LinkExtractor
+    link_finder: LinkFinder
     _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
 
     if TYPE_CHECKING:  # defined by the spider; declared here for the type checker
@@ -54,6 +58,7 @@ class RenderingMixin:
             browser,
             idle_timeout=config.render_idle_timeout,
             timeout=config.render_timeout,
+            reading=PageReading(self._site_links, self._decisions),
         )
         crawler.signals.connect(self.renderer.log_unavailable, signal=signals.spider_closed)
         self._links_cache = WeakKeyDictionary()
@@ -72,6 +77,11 @@ class RenderingMixin:
             self.renderer.failed(facts["url"], "the browser returned no HTML")
             yield self._static_request(facts["url"])
             return
+        static = frozenset(facts.get("static_links", ()))
+        met = self.link_finder.met
+        found = sum(1 for url in self._site_links(response) - static if url not in met)
+        if found:
+            self.crawler.stats.inc_value(keys.RENDER_URLS_FOUND, found)  # type: ignore[attr-defined]
         yield from self._judge(response, facts)
 
     def on_render_error(self, failure: Failure) -> Iterator[Request]:
@@ -88,6 +98,22 @@ class RenderingMixin:
         if links is None:
             links = self._links_cache[response] = self.link_extractor.extract_links(response)
         return links
+
+    def _site_links(self, response: TextResponse) -> frozenset[str]:
+        """The page's links on the site, normalised as the crawl requests them."""
+        site = self.target.site
+        urls = set()
+        for link in self._links(response):
+            url = normalize_url(link.url, self.config.strip_params)
+            if url is not None:
+                url = site.to_crawl(url)
+                if site.in_scope(url):
+                    urls.add(url)
+        return frozenset(urls)
+
+    def _decisions(self, response: TextResponse) -> tuple[object, ...]:
+        """What the page's HTML says of its listing: its robots directives and canonical link."""
+        return robots_from_meta(response.selector, self.config.robots_agents), canonical_from_html(response.selector)
 
     def _has_site_links(self, response: TextResponse) -> bool:
         site = self.target.site
