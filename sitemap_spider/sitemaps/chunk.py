@@ -15,6 +15,12 @@ takes: the standard library's decoder, ``to_fields``, ``check_fields``, ``encode
 The fast checks accept a strict subset of what the general ones accept and encode it the same
 way, so all paths give the same run lines and the same published bytes (tests/test_chunk.py
 compares them).
+
+Why several encoders and the ``verbatim`` flag stay: one general path plus one fast path, with
+each run line carrying its rendered ``<url>`` element so the publishing loop needs no flag, was
+built and measured (1M entries, gzip and validation on, 4 alternating runs on a quiet machine):
+2.81 against 2.53 s median on crawl-shaped input (+11%: the run files double, 8 -> 18 MB per
+100,000 lines) and 2.93 against 2.81 s on CMS-shaped input (+4%), for the same files.
 """
 
 from __future__ import annotations
