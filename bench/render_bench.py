@@ -28,11 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bytecode import compile_project
+from js_sites import BLOG_FILES, JAVADOC_FILES, blog_site, javadoc_site, write_site
 from run import Result, crawl_ours
 from server import serve
 from sitegen import GeneratedSite, generate, page_path
-
-from js_sites import BLOG_FILES, JAVADOC_FILES, blog_site, javadoc_site, write_site
 
 SCRIPT = (
     '<div id="more"></div><script>const a = document.createElement("a"); a.href = "{href}";'
