@@ -19,7 +19,8 @@ from sitemap_spider.sitemaps.errors import (
     describe_write_error,
 )
 from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
-from sitemap_spider.sitemaps.urls import normalize_url, origin_of
+from sitemap_spider.sitemaps.urls import base_url_of
+from sitemap_spider.sitemaps.xml import check_entry
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -61,10 +62,12 @@ class SetPublisher:
         assert self.crawler.stats is not None
         return self.crawler.stats
 
-    def _new_builder(self, first_loc: str) -> SitemapSetBuilder:
+    def _new_builder(self, first: SitemapEntry) -> SitemapSetBuilder:
         base_url = self.base_url
         if base_url is None:
-            base_url = origin_of(normalize_url(first_loc) or first_loc) + "/"
+            # Checked first: an invalid first entry is reported as such, and names no site.
+            check_entry(first)
+            base_url = base_url_of(first.loc)
             logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
         return SitemapSetBuilder(self.config.output_options(base_url))
 
@@ -73,7 +76,7 @@ class SetPublisher:
         if self.failed is not None:
             return  # the crawl is stopping: nothing will be published
         if self.builder is None:
-            self.builder = self._new_builder(entry.loc)
+            self.builder = self._new_builder(entry)
         try:
             self.builder.add(entry)
         except OSError as exc:

@@ -50,6 +50,8 @@ class Products(scrapy.Spider):
         yield scrapy.Request(self.start_url)
 
     def parse(self, response):
+        if response.url.endswith("/index.html"):
+            yield {"url": "not-a-url"}  # the very first item cannot be listed: it must not name the site
         # A project's own item: the page's address under "url", a date, and fields of its own.
         yield {"url": response.url, "lastmod": "2024-05-01", "title": response.css("title::text").get()}
         if response.url.endswith("/index.html"):
@@ -122,11 +124,11 @@ def test_a_project_with_the_addon_publishes_its_items_as_a_sitemap_set(shop_site
     assert "Sitemap published: 120 URLs in 3 file(s)" in done.stderr
     # The pipeline hands every item on: the project's own feed still has all of them.
     items = [json.loads(line) for line in (tmp_path / "items.jl").read_text().splitlines()]
-    assert len(items) == PAGES + 1
-    assert {"kind": "summary", "pages": 0} in items
+    assert len(items) == PAGES + 2
+    assert {"kind": "summary", "pages": 0} in items and {"url": "not-a-url"} in items
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["urls"] == PAGES
-    assert report["excluded"] == {"invalid": 1}  # the summary item: no loc, no url
+    assert report["excluded"] == {"invalid": 2}  # "not-a-url", and the summary item (no loc, no url)
     assert "'sitemap/entries': 120" in done.stderr
 
 

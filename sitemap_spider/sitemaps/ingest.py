@@ -26,7 +26,7 @@ from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.iri import normal_fields
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.runs import sort_into_run, write_run
-from sitemap_spider.sitemaps.urls import normalize_url, origin_of
+from sitemap_spider.sitemaps.urls import base_url_of
 from sitemap_spider.sitemaps.xml import check_fields
 
 logger = logging.getLogger(__name__)
@@ -137,8 +137,7 @@ def new_builder(options: IngestOptions, first: Fields) -> SitemapSetBuilder:
     if base_url is None:
         # Not checked yet: an invalid first entry must stay a bad line, not name the site.
         check_fields(*first[:4])
-        # Normalised: the index is served from the host's canonical spelling.
-        base_url = origin_of(normalize_url(first[0]) or first[0]) + "/"
+        base_url = base_url_of(first[0])
         logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
     return SitemapSetBuilder(options.output(base_url))
 

@@ -113,3 +113,9 @@ def origin_of(url: str) -> str:
     """``scheme://host[:port]`` of a normalised URL."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def base_url_of(loc: str) -> str:
+    """Where a set is served from when no base URL is configured: the origin of a valid loc,
+    in its normal spelling (the index is served from the host's canonical spelling)."""
+    return origin_of(normalize_url(loc) or loc) + "/"
