@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from sitemap_spider.modes.workers.channel import owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.helper import Helper
-from sitemap_spider.modes.workers.leader import WORKERS_STAT, Leader
+from sitemap_spider.modes.workers.leader import Leader
 from sitemap_spider.modes.workers.spawn import helper_socket, run_helper
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
 
-__all__ = ["WORKERS_STAT", "Helper", "Leader", "Workers", "for_crawler", "owner", "run_helper"]
+__all__ = ["Helper", "Leader", "Workers", "for_crawler", "owner", "run_helper"]
 
 # Settings that keep a crawl in one process: their state lives in one place.
 _ONE_PROCESS_SETTINGS = ("JOBDIR", "SITEMAP_REDIS_URL")

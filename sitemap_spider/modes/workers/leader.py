@@ -30,13 +30,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-WORKERS_STAT = keys.WORKERS
 # The helper's stats that are not counts of work (summing them would mean nothing): Scrapy's
 # times and finish reason, each process's memory and log lines, what the leader sets itself,
 # and the exclusions, which the helper sent over one by one and the leader counted. Whole keys
 # and prefixes: a count whose name holds "time" or "start" (say "sitemap/render/timeout") is summed.
-_NOT_SUMMED = frozenset({"start_time", "finish_time", "finish_reason", "elapsed_time_seconds", WORKERS_STAT})
-_NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", keys.EXCLUDED, WORKERS_STAT + "/")
+_NOT_SUMMED = frozenset({"start_time", "finish_time", "finish_reason", "elapsed_time_seconds", keys.WORKERS})
+_NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", keys.EXCLUDED, keys.WORKERS + "/")
 # Maxima (Scrapy's deepest request, scrapy-playwright's most pages open at once): the larger of
 # the two processes' values, not their sum.
 _MAXIMA = frozenset({"request_depth_max", "playwright/page_count/max_concurrent"})
@@ -102,7 +101,7 @@ class Leader(Workers):
             mine = [url for url in self.met if url.startswith(("http://", "https://")) and owner(url, 2) == 1]
             self.channel.send({"t": "met", "u": mine})
         assert self.crawler.stats is not None
-        self.crawler.stats.set_value(WORKERS_STAT, 2)
+        self.crawler.stats.set_value(keys.WORKERS, 2)
         logger.info(
             "The queue holds over %d requests: a second crawling process (pid %s) takes half of the URLs",
             self.after, self.process.pid,
