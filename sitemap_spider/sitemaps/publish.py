@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from sitemap_spider.sitemaps.changes import ChangeFinder, SetChanges
 from sitemap_spider.sitemaps.dedupe import (
     digest_line,
     repeated_digests,
@@ -27,7 +28,8 @@ from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, Site
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish_loop import PublishLoop
 from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
-from sitemap_spider.sitemaps.storage import SitemapStorage
+from sitemap_spider.sitemaps.files import write_document
+from sitemap_spider.sitemaps.storage import SHARD_FILE_PATTERN, SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
 from sitemap_spider.sitemaps.writer import ShardInfo, shard_name, write_index
 from sitemap_spider.sitemaps.xml import (
@@ -57,6 +59,8 @@ class OutputOptions:
     gzip: bool = False
     validate: bool = True  # validate every file against the XSDs before publishing
     sort_run_size: int = 100_000
+    #: Files published with the set, beside the index: (plain file name, content).
+    extra_files: tuple[tuple[str, bytes], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.base_url, str) or not self.base_url.endswith("/"):
@@ -72,6 +76,9 @@ class OutputOptions:
             raise ValueError(f"max_bytes must be {smallest}-{MAX_BYTES_PER_SITEMAP}, not {self.max_bytes}")
         if self.sort_run_size < 1:
             raise ValueError(f"sort_run_size must be at least 1, not {self.sort_run_size}")
+        for name, _ in self.extra_files:
+            if Path(name).name != name or name.startswith(".") or name == INDEX_NAME or SHARD_FILE_PATTERN.match(name):
+                raise ValueError(f"extra file {name!r} must be a plain file name of its own")
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,8 @@ class PublishResult:
     urls: int
     duplicates: int  # entries dropped because their loc came again
     content_duplicates: int  # entries dropped because an earlier loc has the same content_digest
+    #: What changed since the set published before; the caller closes it. Not part of equality.
+    changes: SetChanges | None = field(default=None, compare=False)
 
 
 class SitemapSetBuilder:
@@ -200,20 +209,36 @@ class SitemapSetBuilder:
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: publish() after publish() or discard()")
+        changes: SetChanges | None = None
         try:
             if self._sorter.added == 0:
                 raise EmptySitemapError(
                     f"no sitemap entry to publish; {self.options.output_dir} left as it was"
                 )
-            loop = PublishLoop(self._staging, self.options, on_content_duplicate, verbatim=self._verbatim)
-            shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
+            finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
+            loop = PublishLoop(
+                self._staging, self.options, on_content_duplicate, verbatim=self._verbatim, changes=finder
+            )
+            try:
+                shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
+                changes = finder.finish()
+            except BaseException:
+                finder.close()
+                finder.changes.close()
+                raise
             write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
+            for name, content in self.options.extra_files:
+                write_document(self._staging / name, content, gzip=False)
             self._sorter.close()
             self._digest_lines.close()
             if self.options.validate:
                 self._validate(shards)
-            self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME)
+            self._storage.publish(
+                self._staging, [shard.name for shard in shards], INDEX_NAME, [name for name, _ in self.options.extra_files]
+            )
         except BaseException:
+            if changes is not None:
+                changes.close()
             self.discard()
             raise
         self._done = True
@@ -224,6 +249,7 @@ class SitemapSetBuilder:
             urls=sum(shard.urls for shard in shards),
             duplicates=self._sorter.duplicates + loop.duplicates,
             content_duplicates=loop.content_duplicates,
+            changes=changes,
         )
         logger.info(
             "Published %s: %d URLs in %d files (%d duplicates dropped)",

@@ -14,6 +14,7 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sitemap_spider.sitemaps.changes import ChangeFinder
 from sitemap_spider.sitemaps.dedupe import (
     read_lines,
     read_unique_blocks,
@@ -41,10 +42,13 @@ class PublishLoop:
         on_content_duplicate: Callable[[SitemapEntry], None] | None,
         *,
         verbatim: bool = False,
+        changes: ChangeFinder | None = None,
     ) -> None:
         """``on_content_duplicate`` is told of each entry dropped for its content; ``verbatim``:
-        every loc and lastmod goes into the XML as it is (``xml.is_verbatim``)."""
+        every loc and lastmod goes into the XML as it is (``xml.is_verbatim``); ``changes`` is
+        given every block of lines written, to compare them with the previous set."""
         self._staging = staging
+        self._changes = changes
         self._verbatim = verbatim
         self.options = options
         self._on_content_duplicate = on_content_duplicate
@@ -163,6 +167,8 @@ class PublishLoop:
                     )
                 add_lastmod(lastmod)
             writer.write_lines(lines, lastmods)
+            if self._changes is not None:
+                self._changes.compare(lines)
 
     def _content_duplicate(self, line: str) -> None:
         self.content_duplicates += 1

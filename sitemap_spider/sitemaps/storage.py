@@ -17,7 +17,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from sitemap_spider.sitemaps.errors import SitemapError
@@ -85,10 +85,13 @@ class SitemapStorage:
             raise SitemapError(f"{staging} is not a staging directory of {self.output_dir}")
         return staging
 
-    def publish(self, staging: Path, shard_names: list[str], index_name: str) -> None:
-        """Move the shards, then the index, into place; remove stale shards and ``staging``."""
+    def publish(
+        self, staging: Path, shard_names: list[str], index_name: str, extra_names: Sequence[str] = ()
+    ) -> None:
+        """Move the shards and the ``extra_names`` files, then the index, into place; remove stale
+        shards and ``staging``."""
         staging = self._check_staging(staging)
-        names = [*shard_names, index_name]
+        names = [*shard_names, *extra_names, index_name]
         for name in names:
             if Path(name).name != name or name.startswith("."):
                 raise SitemapError(f"not a plain file name: {name!r}")

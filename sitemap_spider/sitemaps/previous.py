@@ -1,0 +1,172 @@
+"""The set published before, read back from the output directory as ``<url>`` lines, in order.
+
+A new set is compared with it (changes.py) while the new shards are written. The shards this
+package wrote hold one ``<url>`` per line, and the lines of an unchanged page are the same
+text in both sets: they are read as text lines, a block at a time, and compared whole
+(no parsing of an unchanged page). A file in another layout (another generator's) is
+stream-parsed with lxml and given as the same lines, slower but with the same result.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import itertools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from isal import igzip
+from lxml import etree  # type: ignore[import-untyped]
+
+from sitemap_spider.sitemaps.errors import SitemapError
+from sitemap_spider.sitemaps.storage import SHARD_FILE_PATTERN
+from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE, URLSET_CLOSE, URLSET_OPEN, escape
+
+_NS = "{" + SITEMAP_NAMESPACE + "}"
+_HEADER = URLSET_OPEN.decode()
+_CLOSE = URLSET_CLOSE.decode()
+#: A ``<url>`` line as the shard writer writes it (xml.url_line): loc, maybe lastmod, changefreq, priority.
+URL_LINE = re.compile(
+    r"<url><loc>([^<]*)</loc>(?:<lastmod>([^<]*)</lastmod>)?"
+    r"(?:<changefreq>[^<]*</changefreq>)?(?:<priority>[^<]*</priority>)?</url>\n"
+)
+
+
+class PreviousSetError(SitemapError):
+    """The previous set cannot be read back whole: no comparison is possible."""
+
+
+def parse_line(line: str) -> tuple[str, str | None]:
+    """The loc (unescaped) and lastmod of a ``<url>`` line; PreviousSetError if it is not one."""
+    match = URL_LINE.fullmatch(line)
+    if match is None:
+        raise PreviousSetError(f"not a <url> line: {line[:120]!r}")
+    loc = match.group(1)
+    return (html.unescape(loc) if "&" in loc else loc), match.group(2)
+
+
+def previous_shards(output_dir: Path, index_name: str) -> list[Path] | None:
+    """The shards the published index lists, in its order; None when there is no index."""
+    index = output_dir / index_name
+    if not index.is_file():
+        return None
+    shards = []
+    try:
+        for _, element in etree.iterparse(str(index), events=("end",), tag=_NS + "loc"):
+            name = (element.text or "").strip().rsplit("/", 1)[-1]
+            path = output_dir / name
+            # Only this directory's own shards: any other file would be a guess at what was listed.
+            if not SHARD_FILE_PATTERN.match(name) or not path.is_file():
+                raise PreviousSetError(f"{index_name} lists {element.text!r}, not a sitemap file of {output_dir}")
+            shards.append(path)
+            element.clear()
+    except (etree.XMLSyntaxError, OSError) as exc:
+        raise PreviousSetError(f"cannot read {index}: {exc}") from exc
+    return shards
+
+
+def _open_text(path: Path) -> IO[str]:
+    if path.name.endswith(".gz"):
+        raw = igzip.open(path, "rb")  # type: ignore[no-untyped-call]
+        return io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+    return open(path, encoding="utf-8", newline="\n")  # noqa: SIM115 - closed by PreviousLines
+
+
+def _parsed_lines(path: Path) -> Iterator[str]:
+    """A shard in another layout, stream-parsed, as the lines the shard writer would write."""
+    loc: str | None = None
+    lastmod: str | None = None
+    try:
+        gzipped = path.name.endswith(".gz")
+        with igzip.open(path, "rb") if gzipped else open(path, "rb") as raw:  # type: ignore[no-untyped-call]
+            for _, element in etree.iterparse(raw, events=("end",), tag=(_NS + "loc", _NS + "lastmod", _NS + "url")):
+                if element.tag == _NS + "loc":
+                    loc = (element.text or "").strip()
+                elif element.tag == _NS + "lastmod":
+                    lastmod = (element.text or "").strip()
+                else:
+                    if loc:
+                        tail = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
+                        yield f"<url><loc>{escape(loc)}</loc>{tail}</url>\n"
+                    loc = lastmod = None
+                    element.clear()
+                    while element.getprevious() is not None:
+                        del element.getparent()[0]
+    except (etree.XMLSyntaxError, OSError, EOFError) as exc:
+        raise PreviousSetError(f"cannot read {path}: {exc}") from exc
+
+
+class PreviousLines:
+    """The ``<url>`` lines of the previous set, read ahead a block at a time (memory: one block)."""
+
+    def __init__(self, shards: list[Path]) -> None:
+        self._shards = iter(shards)
+        self._file: IO[str] | None = None
+        self._parsed: Iterator[str] | None = None
+        self._buffer: list[str] = []
+        self._pos = 0
+
+    def ahead(self, count: int) -> list[str]:
+        """The next ``count`` lines, not consumed; fewer only at the end of the set."""
+        if len(self._buffer) - self._pos < count:
+            del self._buffer[: self._pos]
+            self._pos = 0
+            while len(self._buffer) < count and self._read(count - len(self._buffer)):
+                pass
+        return self._buffer[self._pos : self._pos + count]
+
+    def skip(self, count: int) -> None:
+        """Consume ``count`` lines (``ahead`` has shown them)."""
+        self._pos += count
+
+    def _read(self, count: int) -> bool:
+        """Append up to ``count`` lines of the current file, opening the next one; False at the end."""
+        if self._file is None and self._parsed is None and not self._open_next():
+            return False
+        if self._parsed is not None:
+            lines = list(itertools.islice(self._parsed, count))
+            if not lines:
+                self._parsed = None
+            self._buffer += lines
+            return True
+        assert self._file is not None
+        try:
+            lines = list(itertools.islice(self._file, count))
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise PreviousSetError(f"cannot read {getattr(self._file, 'name', 'a shard')}: {exc}") from exc
+        # The closing tag is the file's last line, so the last line read when it comes.
+        if lines and lines[-1] == _CLOSE:
+            lines.pop()
+            self._close_file()
+        elif len(lines) < count:
+            raise PreviousSetError("a previous sitemap file ends without </urlset>")
+        self._buffer += lines
+        return True
+
+    def _open_next(self) -> bool:
+        path = next(self._shards, None)
+        if path is None:
+            return False
+        try:
+            text = _open_text(path)
+            header = text.readline() + text.readline()
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise PreviousSetError(f"cannot read {path}: {exc}") from exc
+        if header == _HEADER:
+            self._file = text
+        else:
+            text.close()
+            self._parsed = _parsed_lines(path)
+        return True
+
+    def _close_file(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def close(self) -> None:
+        """Close the open file; idempotent."""
+        self._close_file()
+        self._parsed = None
