@@ -12,7 +12,9 @@ a space in one path in 1,000, no lastmod on a third, dates alone, and date-times
 and in UTC. ``--input text``: the crawl input's URLs, one per line. Each size runs ``scrapy publish`` as a subprocess with the
 defaults plus ``SITEMAP_GZIP=true`` (validation is on by default) and reports entries per
 second end to end (wall time of the whole command, start-up included), CPU seconds and the
-peak RSS of the process (from wait4).
+peak RSS of the process (from wait4). ``--republish`` publishes each input once first, then
+measures a second publish into the same directory: the one that compares the new set with
+the previous one (sitemaps/changes.py).
 """
 
 from __future__ import annotations
@@ -148,6 +150,9 @@ def main() -> None:
         "--repo", type=Path, default=REPO_ROOT, help="the checkout whose code runs (default this one), to alternate with another commit"
     )
     parser.add_argument("--work", type=Path, help="directory for the generated input (default: a temp dir)")
+    parser.add_argument(
+        "--republish", action="store_true", help="measure a second publish over the first one's set (the comparison)"
+    )
     options = parser.parse_args()
     kind = "text" if options.text else options.input
     generator, name = GENERATORS[kind]
@@ -164,6 +169,8 @@ def main() -> None:
                 generator(entries, count)
             output = work / f"out-{count}"
             shutil.rmtree(output, ignore_errors=True)
+            if options.republish:
+                run(entries, output, options.repo)
             result = run(entries, output, options.repo)
             print(
                 f"| {count:,} | {entries.stat().st_size / 2**20:,.0f} | {result['wall_s']} | "

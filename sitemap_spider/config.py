@@ -36,6 +36,7 @@ from sitemap_spider.config_parsing import (
     read_workers,
 )
 from sitemap_spider.crawl.urls import Site
+from sitemap_spider.indexnow import IndexNowConfig
 from sitemap_spider.sitemaps.ingest import IngestOptions
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish import OutputOptions
@@ -144,6 +145,7 @@ class SitemapConfig:
     workers: int = 1
     workers_after: int = 0
     shared: SharedConfig | None = None
+    indexnow: IndexNowConfig | None = None
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -179,6 +181,7 @@ class SitemapConfig:
             workers=read_workers(settings, "SITEMAP_WORKERS"),
             workers_after=read_number(settings, "SITEMAP_WORKERS_AFTER", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
+            indexnow=IndexNowConfig.from_settings(settings),
         )
 
     def listable(self, public_url: str) -> bool:
@@ -197,6 +200,7 @@ class SitemapConfig:
             gzip=self.gzip,
             validate=self.validate,
             sort_run_size=self.sort_run_size,
+            extra_files=(self.indexnow.key_file,) if self.indexnow is not None else (),
         )
 
     def ingest_options(self) -> IngestOptions:

@@ -101,6 +101,13 @@ SITEMAP_MAX_CRAWL_DELAY = 60.0
 # this, and the doubling pause without Retry-After stops growing at it; 0: no back-off.
 SITEMAP_MAX_BACKOFF = 120.0
 
+# --- IndexNow (indexnow.py) ------------------------------------------------------
+# A key of 8 to 128 characters [a-zA-Z0-9-] turns IndexNow on: <key>.txt is published with the
+# set, and after each publish the added, changed and removed URLs are POSTed to the endpoint.
+SITEMAP_INDEXNOW_KEY: str | None = None
+# The shared IndexNow endpoint, which passes submissions on to every engine that takes part.
+SITEMAP_INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
+
 # --- Scrapy settings this crawl changes -------------------------------------
 ROBOTSTXT_OBEY = True
 # Breadth-first: with a depth limit, Scrapy's default LIFO order would drop pages

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
+from sitemap_spider.indexnow import Submission, submit
+from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.sitemaps.errors import (
     EmptySitemapError,
     InvalidEntryError,
@@ -101,6 +103,7 @@ class SetPublisher:
         """
         assert self.report is not None
         summary: dict[str, Any] = {"finish_reason": reason}
+        changes: SetChanges | None = None
         try:
             if self.failed is not None:
                 self.discard()
@@ -130,16 +133,41 @@ class SetPublisher:
             self.stats.set_value(keys.FILES, result.files)
             if result.duplicates:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
+            changes = result.changes
             summary.update(self._summary(result))
             self._log_summary(result, self.report.excluded_counts())
             self._log_rendering()
+            if changes is not None:
+                self._record_changes(changes)
+                summary["changes"] = self._change_counts(changes)
+                self._announce(changes)
             return True
         finally:
             summary.setdefault("urls", 0)
             summary.setdefault("files", 0)
             summary.setdefault("not_published", self.stats.get_value(keys.NOT_PUBLISHED))
-            self.report.write(summary)
+            self.report.write(summary, changes)
             self.report.close()
+            if changes is not None:
+                changes.close()
+
+    def _record_changes(self, changes: SetChanges) -> None:
+        if changes.compared:
+            for kind in KINDS:
+                self.stats.set_value(keys.DIFF + kind, changes.counts[kind])
+        else:
+            self.stats.set_value(keys.DIFF_NONE, changes.previous)
+
+    @staticmethod
+    def _change_counts(changes: SetChanges) -> dict[str, Any]:
+        return {"previous": changes.previous or "compared", **changes.counts}
+
+    def _announce(self, changes: SetChanges) -> None:
+        """IndexNow, when configured: a failure is counted and logged, the set stays published."""
+        if self.config.indexnow is None or self.builder is None:
+            return
+        outcome = submit(self.config.indexnow, changes, self.builder.options.base_url)
+        record_submission(self.stats, outcome)
 
     def discard(self) -> None:
         """Drop what was collected: nothing is published."""
@@ -189,10 +217,27 @@ class SetPublisher:
         logger.info(
             "Sitemap published: %s URLs in %s file(s); index %s\n"
             "  not listed: %s\n"
+            "  changed since the previous set: %s\n"
             "  add this line to robots.txt:  Sitemap: %s",
             f"{result.urls:,}",
             result.files,
             result.index_path,
             reasons or "none",
+            result.changes.describe() if result.changes is not None else "not compared",
             result.index_url,
         )
+
+
+def record_submission(stats: StatsCollector, outcome: Submission) -> None:
+    """An IndexNow submission's counts (and failure) in the crawl's stats."""
+    for key, value in (
+        (keys.INDEXNOW_URLS, outcome.urls),
+        (keys.INDEXNOW_REQUESTS, outcome.requests),
+        (keys.INDEXNOW_RETRIES, outcome.retries),
+        (keys.INDEXNOW_OUT_OF_SCOPE, outcome.out_of_scope),
+        (keys.INDEXNOW_NOT_SUBMITTED, outcome.not_submitted),
+    ):
+        if value:
+            stats.set_value(key, value)
+    if outcome.failed is not None:
+        stats.set_value(keys.INDEXNOW_FAILED, outcome.failed)

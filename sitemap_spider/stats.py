@@ -24,6 +24,20 @@ FEED_OVER_LIMIT: Final = OVER_LIMIT_STAT
 #: Links to other origins met on the site's pages.
 LINKS_OFFSITE: Final = "sitemap/links/offsite"
 
+# --- what a publish changed, and IndexNow (sitemaps/changes.py, indexnow.py) ------
+#: ``sitemap/diff/added``, ``.../changed``, ``.../removed``: URLs since the set published before.
+DIFF: Final = "sitemap/diff/"
+#: Why the new set was not compared with a previous one ("first set", or why it was unreadable).
+DIFF_NONE: Final = "sitemap/diff/none"
+INDEXNOW_URLS: Final = "sitemap/indexnow/urls"
+INDEXNOW_REQUESTS: Final = "sitemap/indexnow/requests"
+INDEXNOW_RETRIES: Final = "sitemap/indexnow/retries"
+#: Changed URLs not under the base URL, where the key file is served: not submitted.
+INDEXNOW_OUT_OF_SCOPE: Final = "sitemap/indexnow/out_of_scope"
+#: Why the submission failed (the set is published all the same), and the URLs it left unsent.
+INDEXNOW_FAILED: Final = "sitemap/indexnow/failed"
+INDEXNOW_NOT_SUBMITTED: Final = "sitemap/indexnow/not_submitted"
+
 # --- politeness -----------------------------------------------------------------
 #: The robots.txt Crawl-delay applied, in seconds.
 CRAWL_DELAY: Final = "sitemap/crawl_delay"

@@ -11,6 +11,7 @@ nothing published). Exit code 0: published; 1: nothing published; 2: bad usage o
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import logging
@@ -22,10 +23,11 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
 from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
+from sitemap_spider.indexnow import submit
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, describe_write_error
 from sitemap_spider.sitemaps.ingest import BATCH_FORMATS, Ingest, Tally, ingest_chunks
 from sitemap_spider.sitemaps.inputs import FORMATS, BadInput, open_input, read_records
-from sitemap_spider.sitemaps.publish import PublishResult
+from sitemap_spider.sitemaps.publish import INDEX_NAME, PublishResult
 
 if TYPE_CHECKING:
     import argparse
@@ -116,7 +118,22 @@ class Command(ScrapyCommand):
                 ingest.builder.discard()  # a no-op after a successful publish
             ingest.report_hidden()
         print(summary(label, ingest.tally, result))
+        if result.changes is not None:
+            with contextlib.closing(result.changes):
+                announce(config, result)
         return 0
+
+
+def announce(config: SitemapConfig, result: PublishResult) -> None:
+    """IndexNow, when configured: its outcome is printed; a failure does not change the exit code."""
+    if config.indexnow is None or result.changes is None:
+        return
+    base_url = result.index_url[: -len(INDEX_NAME)]
+    outcome = submit(config.indexnow, result.changes, base_url)
+    if outcome.failed is not None:
+        print(f"IndexNow: {outcome.not_submitted:,} URL(s) not submitted: {outcome.failed}", file=sys.stderr)
+    elif result.changes.compared:
+        print(f"IndexNow: {outcome.urls:,} URL(s) submitted in {outcome.requests} request(s)")
 
 
 def summary(label: str, tally: Tally, result: PublishResult) -> str:
@@ -131,5 +148,6 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
     return (
         f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "
         f"({tally.lines:,} lines; {', '.join(left_out)}); index {result.index_path}. "
+        f"Changed since the previous set: {result.changes.describe() if result.changes is not None else 'not compared'}. "
         f"Add this line to robots.txt:\nSitemap: {result.index_url}"
     )

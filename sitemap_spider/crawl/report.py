@@ -12,6 +12,7 @@ from typing import IO, Any, Protocol
 
 from scrapy.statscollectors import StatsCollector
 
+from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
 logger = logging.getLogger(__name__)
@@ -96,8 +97,9 @@ class CrawlReport:
             counts.update(self._store.exclusion_counts())  # this run's and those before a resume
         return dict(sorted(counts.items()))
 
-    def write(self, summary: Mapping[str, Any]) -> None:
-        """Write the report: ``summary`` fields, counts, sitemap stats, then every exclusion."""
+    def write(self, summary: Mapping[str, Any], changes: SetChanges | None = None) -> None:
+        """Write the report: ``summary`` fields, counts, sitemap stats, every exclusion, then the
+        URLs ``changes`` lists (``added_urls``, ``changed_urls``, ``removed_urls``)."""
         if self._path is None:
             return
         head = dict(summary)
@@ -114,7 +116,10 @@ class CrawlReport:
             out.write(',\n "excluded_urls": [')
             for index, line in enumerate(self._excluded_rows()):
                 out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
-            out.write("\n ]\n}\n")
+            out.write("\n ]")
+            if changes is not None:
+                _write_changed_urls(out, changes)
+            out.write("\n}\n")
         os.replace(partial, self._path)
         logger.info("Crawl report written to %s", self._path)
 
@@ -132,3 +137,12 @@ class CrawlReport:
         if self._spool is not None:
             self._spool.close()
             self._spool = None
+
+
+def _write_changed_urls(out: IO[str], changes: SetChanges) -> None:
+    """The lists of URLs a publish added, changed and removed, streamed from their spool files."""
+    for kind in KINDS:
+        out.write(f',\n "{kind}_urls": [')
+        for index, url in enumerate(changes.urls(kind)):
+            out.write(("\n  " if index == 0 else ",\n  ") + json.dumps(url, ensure_ascii=False))
+        out.write("\n ]")

@@ -38,7 +38,9 @@ class SetChanges:
         self.counts = dict.fromkeys(KINDS, 0)
         # Unnamed files (unlinked at once): never served from the output directory, never left behind.
         self._spools: dict[str, IO[str]] = {
-            kind: tempfile.TemporaryFile("w+", encoding="utf-8", dir=spool_dir, prefix=".sitemap-changes-")
+            kind: tempfile.TemporaryFile(  # noqa: SIM115 - closed by close()
+                "w+", encoding="utf-8", dir=spool_dir, prefix=".sitemap-changes-"
+            )
             for kind in KINDS
         }
 

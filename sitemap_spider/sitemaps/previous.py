@@ -71,7 +71,7 @@ def _open_text(path: Path) -> IO[str]:
     if path.name.endswith(".gz"):
         raw = igzip.open(path, "rb")  # type: ignore[no-untyped-call]
         return io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
-    return open(path, encoding="utf-8", newline="\n")  # noqa: SIM115 - closed by PreviousLines
+    return open(path, encoding="utf-8", newline="\n")
 
 
 def _parsed_lines(path: Path) -> Iterator[str]:

@@ -25,10 +25,10 @@ from sitemap_spider.sitemaps.dedupe import (
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
+from sitemap_spider.sitemaps.files import write_document
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish_loop import PublishLoop
 from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
-from sitemap_spider.sitemaps.files import write_document
 from sitemap_spider.sitemaps.storage import SHARD_FILE_PATTERN, SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
 from sitemap_spider.sitemaps.writer import ShardInfo, shard_name, write_index
