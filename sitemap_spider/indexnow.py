@@ -72,6 +72,10 @@ class IndexNowConfig:
             )
         endpoint = read_text(settings, "SITEMAP_INDEXNOW_ENDPOINT") or DEFAULT_ENDPOINT
         parts = urlsplit(endpoint)
+        try:
+            _ = parts.port  # raises for a port that is not a number
+        except ValueError:
+            parts = urlsplit("")
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError("SITEMAP_INDEXNOW_ENDPOINT", f"needs an absolute http(s) URL, got {endpoint!r}")
         return cls(key, endpoint)
@@ -121,12 +125,14 @@ def submit(
     payload = {"host": parts.netloc, "key": config.key, "keyLocation": base_url + config.key_file[0]}
     deadline = time.monotonic() + DEADLINE
     while batch := list(itertools.islice(urls, MAX_URLS_PER_REQUEST)):
+        if outcome.failed is None and time.monotonic() >= deadline:
+            outcome.failed = f"the submission took over {DEADLINE:.0f} s"
         if outcome.failed is not None:
             outcome.not_submitted += len(batch)
             continue
         try:
             _post(config.endpoint, {**payload, "urlList": batch}, outcome, deadline, sleep)
-        except (_Refused, OSError, http.client.HTTPException) as exc:
+        except (_Refused, OSError, http.client.HTTPException, ValueError) as exc:
             outcome.failed = str(exc)
             outcome.not_submitted += len(batch)
         else:

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.indexnow import retry_after
+from scrapy.settings import Settings
+
+from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
+from sitemap_spider.indexnow import DEFAULT_ENDPOINT, IndexNowConfig, retry_after
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, run_crawl
 from tests.indexnow_endpoint import IndexNowEndpoint
 from tests.site_server import HTML, closed_port, html_page
@@ -34,21 +37,23 @@ def endpoint() -> Iterator[IndexNowEndpoint]:
         server.stop()
 
 
-def publish(tmp_path: Path, pages: dict[str, str | None], *settings: str) -> subprocess.CompletedProcess[str]:
-    """``scrapy publish`` of ``pages`` (path -> lastmod) as JSON Lines into ``tmp_path/out``."""
+def publish(
+    tmp_path: Path, pages: dict[str, str | None], *settings: str, base: str = BASE
+) -> subprocess.CompletedProcess[str]:
+    """``scrapy publish`` of ``pages`` (path -> lastmod) as JSON Lines into ``tmp_path/out``, served from ``base``."""
     source = tmp_path / "entries.jl"
     with source.open("w", encoding="utf-8") as out:
         for path, lastmod in pages.items():
             out.write(json.dumps({"loc": BASE + path, "lastmod": lastmod}) + "\n")
     args = [sys.executable, "-m", "scrapy", "publish", str(source), "-s", f"SITEMAP_OUTPUT_DIR={tmp_path / 'out'}"]
-    args += ["-s", f"SITEMAP_BASE_URL={BASE}"]
+    args += ["-s", f"SITEMAP_BASE_URL={base}"]
     for setting in settings:
         args += ["-s", setting]
     done = subprocess.run(
         args, check=False, cwd=REPO_ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, f"{done.returncode}\n{done.stdout}\n{done.stderr[-4000:]}"
-    read_sitemap_set(tmp_path / "out", BASE)
+    read_sitemap_set(tmp_path / "out", base)
     return done
 
 
@@ -101,6 +106,17 @@ def test_batches_of_at_most_10000(tmp_path: Path, endpoint: IndexNowEndpoint) ->
     assert endpoint.submitted() == expected
 
 
+def test_only_urls_under_the_key_file_are_submitted(tmp_path: Path, endpoint: IndexNowEndpoint) -> None:
+    maps = BASE + "p/"
+    publish(tmp_path, {"a.html": None, "p/b.html": None}, *indexnow(endpoint), base=maps)
+    done = publish(tmp_path, {"a.html": "2024-01-01", "p/b.html": "2024-01-01"}, *indexnow(endpoint), base=maps)
+    assert (tmp_path / "out" / f"{KEY}.txt").read_text() == KEY
+    assert endpoint.posts == [
+        {"host": "www.example.com", "key": KEY, "keyLocation": maps + f"{KEY}.txt", "urlList": [maps + "b.html"]}
+    ]
+    assert "1 changed URL(s) not under the base URL" in done.stderr
+
+
 def test_429_is_retried_after_retry_after(tmp_path: Path, endpoint: IndexNowEndpoint) -> None:
     publish(tmp_path, pages(5), *indexnow(endpoint))
     endpoint.script = [(429, {"Retry-After": "1"})]
@@ -149,6 +165,28 @@ def test_bad_endpoint_fails_at_start_up_naming_the_setting(tmp_path: Path) -> No
     assert done.returncode != 0 and "SITEMAP_INDEXNOW_ENDPOINT" in done.stderr, done.describe()
     done = run_crawl("http://127.0.0.1:1/", tmp_path, settings={"SITEMAP_INDEXNOW_KEY": "bad!key!"})
     assert done.returncode != 0 and "SITEMAP_INDEXNOW_KEY" in done.stderr, done.describe()
+
+
+def config(**values: str) -> SitemapConfig:
+    settings = Settings(values)
+    apply_defaults(settings)
+    return SitemapConfig.from_settings(settings)
+
+
+def test_settings() -> None:
+    assert config().indexnow is None
+    assert config().output_options(BASE).extra_files == ()
+    on = config(SITEMAP_INDEXNOW_KEY=KEY)
+    assert on.indexnow == IndexNowConfig(KEY, DEFAULT_ENDPOINT)
+    assert on.output_options(BASE).extra_files == ((f"{KEY}.txt", KEY.encode()),)
+    assert config(SITEMAP_INDEXNOW_KEY="x" * 128).indexnow is not None
+    assert config(SITEMAP_INDEXNOW_KEY="Ab-34567").indexnow is not None
+
+
+@pytest.mark.parametrize("url", ["ftp://x/", "http://127.0.0.1:abc/indexnow", "indexnow", "https:///indexnow"])
+def test_bad_endpoint_setting(url: str) -> None:
+    with pytest.raises(ConfigError, match="^SITEMAP_INDEXNOW_ENDPOINT"):
+        config(SITEMAP_INDEXNOW_KEY=KEY, SITEMAP_INDEXNOW_ENDPOINT=url)
 
 
 @pytest.mark.parametrize(
