@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from scrapy.settings import Settings
 
 from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
