@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import random
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,28 @@ def test_added_changed_removed_across_shards(tmp_path: Path, gzip_shards: bool) 
         "removed": [BASE + "p/000000?a=1&b='0'", BASE + "p/001500?a=1&b='1500'", BASE + "p/002999?a=1&b='2999'"],
     }
     assert changes.describe() == "3 added, 1 changed, 3 removed"
+    changes.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_scattered_changes_match_a_plain_comparison(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    before: dict[str, str | None] = {f"p/{i:05d}": rng.choice([None, "2024-01-01"]) for i in range(0, 20_000, 2)}
+    publish(tmp_path, before, max_urls=3_000).close()
+    after = {path: lastmod for path, lastmod in before.items() if rng.random() > 0.02}
+    for path in rng.sample(sorted(after), 150):
+        after[path] = rng.choice([None, "2024-01-01", "2024-02-02"])
+    after |= {f"p/{i:05d}": None for i in rng.sample(range(1, 20_000, 2), 120)}
+    changes = publish(tmp_path, after, max_urls=3_000)
+    expected = {
+        "added": sorted(BASE + path for path in set(after) - set(before)),
+        "changed": sorted(
+            BASE + path for path in set(after) & set(before) if lastmod_moved(before[path], after[path])
+        ),
+        "removed": sorted(BASE + path for path in set(before) - set(after)),
+    }
+    assert listed(changes) == expected
+    assert all(expected.values())
     changes.close()
 
 

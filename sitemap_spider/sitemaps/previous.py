@@ -110,12 +110,28 @@ class PreviousLines:
 
     def ahead(self, count: int) -> list[str]:
         """The next ``count`` lines, not consumed; fewer only at the end of the set."""
+        self._fill(count)
+        return self._buffer[self._pos : self._pos + count]
+
+    def skip_equal(self, lines: list[str], start: int) -> int:
+        """Consume the next lines as long as they equal ``lines[start:]``; how many did."""
+        self._fill(len(lines) - start)
+        buffer = self._buffer
+        first = position = self._pos
+        end = min(len(buffer), first + len(lines) - start)
+        while position < end and buffer[position] == lines[start]:
+            position += 1
+            start += 1
+        self._pos = position
+        return position - first
+
+    def _fill(self, count: int) -> None:
+        """Hold at least ``count`` lines not consumed, unless the set ends first."""
         if len(self._buffer) - self._pos < count:
             del self._buffer[: self._pos]
             self._pos = 0
             while len(self._buffer) < count and self._read(count - len(self._buffer)):
                 pass
-        return self._buffer[self._pos : self._pos + count]
 
     def skip(self, count: int) -> None:
         """Consume ``count`` lines (``ahead`` has shown them)."""
