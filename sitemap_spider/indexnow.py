@@ -7,12 +7,14 @@ others are counted as out of scope and not sent. A first set (nothing to compare
 nothing. 429 and 5xx answers, timeouts and refused connections are retried a bounded number
 of times with back-off; a failure is logged and counted and never undoes the publish.
 
-The POSTs are made with urllib, synchronously, by the code that published the set. In a crawl
-that is the ``spider_closed`` handler (pipeline.py -> mode.end -> SetPublisher.finish): by then
-Scrapy's engine has closed its downloader, so ``engine.download`` cannot carry them, and the
-set was just written in that same blocking call. Every request has a timeout, the attempts and
-the waits are capped, and the whole submission has a deadline, so it cannot hold the closing
-crawl for long.
+The POSTs are made with urllib in a thread of their own, which the code that published the set
+waits for (``submit_in_thread``). In a crawl that code is the ``spider_closed`` handler
+(pipeline.py -> mode.end -> SetPublisher.finish): by then Scrapy's engine has closed its
+downloader, so ``engine.download`` cannot carry them, and the set was just written in that same
+blocking call, whose report must hold the outcome. Every request has a timeout, the attempts
+and the waits are capped and the whole submission has a deadline; the thread bounds what those
+do not (a name lookup is not covered by the socket timeout) and keeps an unforeseen error of
+the submission from reaching the publish.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import itertools
 import json
 import logging
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -100,6 +103,31 @@ class Submission:
 
 class _Refused(Exception):
     """An answer that a retry would not change (400, 403, 422...)."""
+
+
+def submit_in_thread(config: IndexNowConfig, changes: SetChanges, base_url: str) -> Submission:
+    """``submit`` in a daemon thread, waited for at most DEADLINE plus two request timeouts."""
+    limit = DEADLINE + 2 * REQUEST_TIMEOUT
+    done: list[Submission] = []
+    abandoned = threading.Event()
+
+    def run() -> None:
+        try:
+            done.append(submit(config, changes, base_url))
+        except Exception as exc:  # logged and returned as the failure: never raised into the publish
+            if not abandoned.is_set():
+                logger.exception("IndexNow submission failed")
+                done.append(Submission(failed=f"{type(exc).__name__}: {exc}"))
+
+    thread = threading.Thread(target=run, name="indexnow", daemon=True)
+    thread.start()
+    thread.join(limit)
+    if done:
+        return done[0]
+    # Left behind: its reads of the closed spool files end it, and it says nothing more.
+    abandoned.set()
+    logger.error("IndexNow submission abandoned after %.0f s (the sitemap set is published)", limit)
+    return Submission(failed=f"no end within {limit:.0f} s")
 
 
 def changed_urls(changes: SetChanges) -> Iterator[str]:

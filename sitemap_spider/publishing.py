@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
-from sitemap_spider.indexnow import Submission, submit
+from sitemap_spider.indexnow import Submission, submit_in_thread
 from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.sitemaps.errors import (
     EmptySitemapError,
@@ -166,7 +166,7 @@ class SetPublisher:
         """IndexNow, when configured: a failure is counted and logged, the set stays published."""
         if self.config.indexnow is None or self.builder is None:
             return
-        outcome = submit(self.config.indexnow, changes, self.builder.options.base_url)
+        outcome = submit_in_thread(self.config.indexnow, changes, self.builder.options.base_url)
         record_submission(self.stats, outcome)
 
     def discard(self) -> None:

@@ -23,7 +23,7 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
 from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
-from sitemap_spider.indexnow import submit
+from sitemap_spider.indexnow import submit_in_thread
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, describe_write_error
 from sitemap_spider.sitemaps.ingest import BATCH_FORMATS, Ingest, Tally, ingest_chunks
 from sitemap_spider.sitemaps.inputs import FORMATS, BadInput, open_input, read_records
@@ -129,7 +129,7 @@ def announce(config: SitemapConfig, result: PublishResult) -> None:
     if config.indexnow is None or result.changes is None:
         return
     base_url = result.index_url[: -len(INDEX_NAME)]
-    outcome = submit(config.indexnow, result.changes, base_url)
+    outcome = submit_in_thread(config.indexnow, result.changes, base_url)
     if outcome.failed is not None:
         print(f"IndexNow: {outcome.not_submitted:,} URL(s) not submitted: {outcome.failed}", file=sys.stderr)
     elif result.changes.compared:
