@@ -60,6 +60,8 @@ MIN_MAX_BYTES = 4_096
 SPIDER_ARGUMENTS = ("url", "public_url", "render")
 IGNORED_ARGUMENTS = ("_job",)
 REDIS_SCHEMES = ("redis", "rediss", "unix")
+#: SITEMAP_PROGRESS: a live line on a terminal and a log line, the log line only, or neither.
+PROGRESS_MODES = ("auto", "log", "off")
 # A wait longer than an hour between two requests is a crawl that never ends.
 MAX_WAIT_SECONDS = 3_600.0
 #: Component priority dicts among the defaults: merged into the project's own, not replaced by them.
@@ -144,6 +146,7 @@ class SitemapConfig:
     workers: int = 1
     workers_after: int = 0
     shared: SharedConfig | None = None
+    progress: str = "auto"
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -179,6 +182,7 @@ class SitemapConfig:
             workers=read_workers(settings, "SITEMAP_WORKERS"),
             workers_after=read_number(settings, "SITEMAP_WORKERS_AFTER", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
+            progress=_read_progress(settings),
         )
 
     def listable(self, public_url: str) -> bool:
@@ -206,6 +210,13 @@ class SitemapConfig:
     def rule_for(self, public_url: str) -> Rule | None:
         """The first rule whose pattern matches the URL."""
         return next((rule for rule in self.rules if rule.pattern.search(public_url)), None)
+
+
+def _read_progress(settings: BaseSettings) -> str:
+    value = str(settings.get("SITEMAP_PROGRESS", "auto")).strip().lower()
+    if value not in PROGRESS_MODES:
+        raise ConfigError("SITEMAP_PROGRESS", f"must be one of {', '.join(PROGRESS_MODES)}, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
