@@ -6,14 +6,20 @@ sort, filter and paginate when clicked; a screenshot of each report goes to test
 
 from __future__ import annotations
 
+import base64
+import gzip
+import io
+import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
 from sitemap_spider.crawl.report_facts import ListedFacts, lastmod_age, section_of
 from sitemap_spider.report import Bar, Chart, Column, HtmlReport, Table, findings_table, write_html
+from sitemap_spider.report.html import _write_rows
 from tests.crawl_fixtures import RunningSite, run_crawl
 from tests.report_browser import OpenReport, open_report
 from tests.sitemap_check import read_sitemap_set
@@ -67,6 +73,14 @@ def test_section_and_lastmod_age() -> None:
         facts.add(f"https://e.com/blog/{n}", None)
     facts.add("https://e.com/blog/0", None, -1)  # a page the set dropped
     assert facts.sections == {"/blog/": 2}
+
+
+@pytest.mark.parametrize("count", [0, 1, 999, 1000, 1001, 2500])
+def test_rows_are_one_gzipped_json_array(count: int) -> None:
+    rows = [[f"https://e.com/{i}", "noindex", None if i % 2 else "caf\u00e9 </script>"] for i in range(count)]
+    out = io.StringIO()
+    assert _write_rows(out, iter(rows)) == count
+    assert json.loads(gzip.decompress(base64.b64decode(out.getvalue()))) == rows
 
 
 def test_report_sorts_filters_and_pages_in_chromium(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ class CrawlMode:
         self.config = config
         self.publisher = SetPublisher(crawler, config, base_url, to_crawl)
         self.report: CrawlReport | None = None
-        self._counts_loop = task.LoopingCall(self._move_counts)
+        self._counts_loop: task.LoopingCall | None = None
         # The report opens with the crawl: stats and the spider exist only then.
         crawler.signals.connect(self._open_report, signal=signals.spider_opened)
         crawler.signals.connect(self._page_downloaded, signal=signals.response_downloaded)
@@ -117,6 +117,9 @@ class CrawlMode:
     def _open_report(self) -> None:
         self.report = CrawlReport(self.publisher.stats, self.config.report_path, self.exclusion_store())
         self.publisher.report = self.report
+        # Made now, not with the mode: a LoopingCall imports the reactor, which a process started
+        # from Python (the helper of a two-process crawl) installs only after making the spider.
+        self._counts_loop = task.LoopingCall(self._move_counts)
         self._counts_loop.start(_COUNTS_EVERY, now=False)
 
     def _page_downloaded(self, response: Response, request: Request) -> None:
@@ -135,7 +138,7 @@ class CrawlMode:
             self.report.flush()
 
     def _stop_counts(self) -> None:
-        if self._counts_loop.running:
+        if self._counts_loop is not None and self._counts_loop.running:
             self._counts_loop.stop()
 
     # --- progress --------------------------------------------------------------------------

@@ -27,6 +27,8 @@ from sitemap_spider.report.charts import Chart, chart_svg
 FINDING_FIELDS = ("rule", "severity", "url", "file", "line", "detail")
 # Bytes of compressed rows encoded at once: a multiple of 3, so base64 needs no padding between pieces.
 _B64_CHUNK = 3 * 64 * 1024
+# Rows encoded and compressed together: one call per row made writing 200,000 rows take seconds.
+_ROWS_PER_BATCH = 1_000
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
@@ -132,8 +134,9 @@ def _write_table(out: IO[str], table: Table) -> None:
 
 def _write_rows(out: IO[str], rows: Iterable[Sequence[str | int | None]]) -> int:
     """Rows as one gzipped, base64-encoded JSON array; the number of rows."""
-    gzip = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: a gzip stream, as DecompressionStream reads
+    gzip = zlib.compressobj(9, zlib.DEFLATED, 31)  # wbits 31: a gzip stream, as DecompressionStream reads
     pending = bytearray()
+    batch: list[str] = []
     count = 0
 
     def emit(data: bytes, final: bool = False) -> None:
@@ -143,10 +146,14 @@ def _write_rows(out: IO[str], rows: Iterable[Sequence[str | int | None]]) -> int
             out.write(base64.b64encode(bytes(pending[:cut])).decode("ascii"))
             del pending[:cut]
 
-    emit(gzip.compress(b"["))
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     for row in rows:
-        text = json.dumps(list(row), ensure_ascii=False, separators=(",", ":"))
-        emit(gzip.compress((b"," if count else b"") + text.encode("utf-8")))
+        batch.append(encode(list(row)))
         count += 1
-    emit(gzip.compress(b"]") + gzip.flush(), final=True)
+        if len(batch) == _ROWS_PER_BATCH:
+            emit(gzip.compress((("[" if count == len(batch) else ",") + ",".join(batch)).encode("utf-8")))
+            batch.clear()
+    head = "[" if count == len(batch) else ","
+    tail = (head + ",".join(batch) if batch else ("[" if count == 0 else "")) + "]"
+    emit(gzip.compress(tail.encode("utf-8")) + gzip.flush(), final=True)
     return count
