@@ -28,7 +28,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-from sitemap_spider.crawl.report_facts import ListedFacts, html_report  # noqa: E402
+from sitemap_spider.crawl.report_facts import ListedFacts, html_report
 
 SITE = "https://www.example-shop.com"
 SECTIONS = ("products", "blog", "docs", "category", "tag", "search", "account", "news", "help", "de", "fr")
