@@ -123,15 +123,17 @@ class CrawlProgress:
             f" \u00b7 {rate:,.1f} pages/s \u00b7 {elapsed}"
         )
 
-    def _log(self) -> None:
+    def _log(self, final: bool = False) -> None:
         progress, rate, elapsed = self.now()
         logger.info(
-            "Progress: %s pages fetched, %s queued, %s listed, %s excluded, %s rendered; %s pages/s; %s elapsed",
-            f"{progress.fetched:,}", f"{progress.queued:,}", f"{progress.listed:,}", f"{progress.excluded:,}",
+            "Progress%s: %s pages fetched, %s queued, %s listed, %s excluded, %s rendered; %s pages/s; %s elapsed",
+            " at the end" if final else "", f"{progress.fetched:,}", f"{progress.queued:,}", f"{progress.listed:,}", f"{progress.excluded:,}",
             f"{progress.rendered:,}", f"{rate:,.1f}", elapsed,
         )
 
     def stop(self) -> None:
+        if not self._loops:
+            return  # not shown in this process
         for loop in self._loops:
             if loop.running:
                 loop.stop()
@@ -144,6 +146,7 @@ class CrawlProgress:
             root.removeHandler(above)
             root.addHandler(above.inner)
         self._handlers.clear()
+        self._log(final=True)
 
 
 class _AboveTheLine(logging.Handler):

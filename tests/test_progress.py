@@ -119,3 +119,18 @@ def test_progress_off_logs_nothing(small_site: RunningSite, tmp_path: Path) -> N
     result = run_crawl(small_site.start_url, tmp_path, settings={**SLOW, "SITEMAP_PROGRESS": "off"})
     assert result.returncode == 0, result.describe()
     assert "Progress:" not in result.stderr
+
+
+def test_the_leader_shows_both_processes_totals(small_site: RunningSite, tmp_path: Path) -> None:
+    small_site.server.clear()
+    two = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0", "LOGSTATS_INTERVAL": "1"}
+    result = run_crawl(small_site.start_url, tmp_path, settings=two)
+    assert result.returncode == 0, result.describe()
+    assert "a second crawling process" in result.stderr, result.describe()
+    assert not re.search(r"\[worker 2\] \[sitemap_spider.progress\]", result.stderr), "the helper shows progress"
+    final = re.findall(r"Progress at the end: ([\d,]+) pages fetched, 0 queued, ([\d,]+) listed", result.stderr)
+    assert len(final) == 1, result.describe()
+    served = [r for r in small_site.server.requests if r.method == "GET" and r.target != "/robots.txt"]
+    assert result.report is not None
+    assert int(final[0][0].replace(",", "")) == len(served) == result.report["counts"]["fetched"]
+    assert int(final[0][1].replace(",", "")) == result.report["counts"]["listed"] >= result.report["urls"]
