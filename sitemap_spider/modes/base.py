@@ -78,6 +78,9 @@ class CrawlMode:
         crawler.signals.connect(self._open_report, signal=signals.spider_opened)
         crawler.signals.connect(self._page_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self._stop_counts, signal=signals.spider_closed)
+        # Idle, a process has all its counts in the store: a shared crawl ends only once every
+        # worker was idle, so the report the last one writes misses none of them.
+        crawler.signals.connect(self._move_counts, signal=signals.spider_idle)
 
     @classmethod
     def configure(cls, settings: BaseSettings) -> None:

@@ -112,5 +112,6 @@ class SharedMode(DurableMode):
                 self.publisher.not_published(f"shared crawl {shared.crawl_id} was finished or restarted elsewhere")
         finally:
             if self.report is not None:
+                self.report.flush()  # the counts of its last moments, for the report and progress
                 self.report.close()
             shared.close()
