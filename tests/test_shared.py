@@ -108,6 +108,10 @@ def test_workers_publish_what_one_process_publishes(
     # Its counts (the HTML report's charts, the progress line) are every worker's.
     problems = count_problems(json.loads(report), together)
     assert not problems, problems
+    # So is the progress line of the worker that publishes: its last one counts every worker's pages.
+    publisher = next(log for log in logs if "Sitemap published:" in log)
+    final = re.search(r"Progress at the end: ([\d,]+) pages fetched, 0 queued", publisher)
+    assert final is not None and int(final.group(1).replace(",", "")) == together, publisher[-3000:]
 
 
 def test_a_killed_worker_loses_nothing(site: RunningSite, tmp_path: Path, redis_url: str) -> None:
