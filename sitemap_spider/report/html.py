@@ -129,7 +129,7 @@ def _write_table(out: IO[str], table: Table) -> None:
         f'<script type="application/octet-stream" class="rows">'
     )
     count = _write_rows(out, table.rows)
-    out.write(f'</script><p class="total">{count:,} rows</p></section>\n')
+    out.write(f'</script><p class="total">{count:,} rows in all</p></section>\n')
 
 
 def _write_rows(out: IO[str], rows: Iterable[Sequence[str | int | None]]) -> int:

@@ -60,7 +60,7 @@
     var table = el("table", { "class": "rows" });
     var headRow = el("tr");
     columns.forEach(function (column, index) {
-      var th = el("th", { scope: "col", "aria-sort": "none" });
+      var th = el("th", { scope: "col", "aria-sort": "none", "class": "col-" + column.kind + " col-" + column.name });
       var button = el("button", { type: "button", "data-col": String(index) }, column.name);
       button.addEventListener("click", function () { sortBy(index); });
       th.appendChild(button);
