@@ -60,8 +60,6 @@ MIN_MAX_BYTES = 4_096
 SPIDER_ARGUMENTS = ("url", "public_url", "render")
 IGNORED_ARGUMENTS = ("_job",)
 REDIS_SCHEMES = ("redis", "rediss", "unix")
-#: SITEMAP_PROGRESS: a live line on a terminal and a log line, the log line only, or neither.
-PROGRESS_MODES = ("auto", "log", "off")
 # A wait longer than an hour between two requests is a crawl that never ends.
 MAX_WAIT_SECONDS = 3_600.0
 #: Component priority dicts among the defaults: merged into the project's own, not replaced by them.
@@ -210,6 +208,10 @@ class SitemapConfig:
     def rule_for(self, public_url: str) -> Rule | None:
         """The first rule whose pattern matches the URL."""
         return next((rule for rule in self.rules if rule.pattern.search(public_url)), None)
+
+
+#: SITEMAP_PROGRESS: a live line on a terminal and a log line, the log line only, or neither.
+PROGRESS_MODES = ("auto", "log", "off")
 
 
 def _read_progress(settings: BaseSettings) -> str:
