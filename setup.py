@@ -42,6 +42,8 @@ setup(
     package_data={
         # The official XSDs every published file is validated against, and where they come from.
         "sitemap_spider.schemas": ["*.xsd", "SOURCES.md"],
+        # The HTML report's inline style and script (sitemap_spider/report/html.py).
+        "sitemap_spider.report": ["assets/*.css", "assets/*.js"],
         # PEP 561 marker: the package is typed (mypy --strict clean).
         "sitemap_spider": ["py.typed"],
     },

@@ -146,6 +146,7 @@ class SitemapConfig:
     workers_after: int = 0
     shared: SharedConfig | None = None
     indexnow: IndexNowConfig | None = None
+    progress: str = "auto"
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -182,6 +183,7 @@ class SitemapConfig:
             workers_after=read_number(settings, "SITEMAP_WORKERS_AFTER", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
             indexnow=IndexNowConfig.from_settings(settings),
+            progress=_read_progress(settings),
         )
 
     def listable(self, public_url: str) -> bool:
@@ -210,6 +212,17 @@ class SitemapConfig:
     def rule_for(self, public_url: str) -> Rule | None:
         """The first rule whose pattern matches the URL."""
         return next((rule for rule in self.rules if rule.pattern.search(public_url)), None)
+
+
+#: SITEMAP_PROGRESS: a live line on a terminal and a log line, the log line only, or neither.
+PROGRESS_MODES = ("auto", "log", "off")
+
+
+def _read_progress(settings: BaseSettings) -> str:
+    value = str(settings.get("SITEMAP_PROGRESS", "auto")).strip().lower()
+    if value not in PROGRESS_MODES:
+        raise ConfigError("SITEMAP_PROGRESS", f"must be one of {', '.join(PROGRESS_MODES)}, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,12 @@ SITEMAP_MAX_BYTES = 52_428_800
 SITEMAP_GZIP = False
 # Validate every file against the official XSDs before publishing it.
 SITEMAP_VALIDATE = True
-# Path of a JSON report listing every excluded URL with its reason; None: no report.
+# Path of the report: JSON listing every excluded URL with its reason, or, for a path ending
+# in .html, one self-contained page with charts and sortable tables; None: no report.
 SITEMAP_REPORT: str | None = None
+# auto: a live status line on a terminal, and a progress log line every LOGSTATS_INTERVAL
+# seconds; log: the log line only; off: neither.
+SITEMAP_PROGRESS = "auto"
 # Entries kept in memory before a sorted run spills to disk (bounds memory).
 SITEMAP_SORT_RUN_SIZE = 100_000
 # `scrapy publish`: stop at the first bad input line instead of reporting and skipping it.
@@ -126,7 +130,8 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 # Applies robots.txt Crawl-delay and Retry-After to the site's downloader slot. Order 100:
 # after AutoThrottle (order 0), whose slot delay it may raise. Added to, not replacing,
 # a project's own EXTENSIONS.
-EXTENSIONS = {"sitemap_spider.crawl.politeness.Politeness": 100}
+# CrawlProgress: the progress line (SITEMAP_PROGRESS).
+EXTENSIONS = {"sitemap_spider.crawl.politeness.Politeness": 100, "sitemap_spider.progress.CrawlProgress": 500}
 # Pages larger than this are not HTML anyone indexes whole; don't download them.
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
 USER_AGENT = "Mozilla/5.0 (compatible; sitemap_spider/0.1)"

@@ -89,6 +89,9 @@ class SetPublisher:
             engine = self.crawler.engine
             if engine is not None and engine.spider is not None:
                 asyncio.ensure_future(engine.close_spider_async(reason="sitemap_storage_failed"))
+            return
+        if self.report is not None:
+            self.report.listed.add(entry.loc, entry.lastmod)  # the report's lastmod ages and sections
 
     def invalid(self, loc: object, error: Exception) -> None:
         """Record an entry that could not be listed."""
@@ -177,6 +180,7 @@ class SetPublisher:
     def _content_duplicate(self, entry: SitemapEntry) -> None:
         assert self.report is not None
         self.report.exclude(self.to_crawl(entry.loc), "duplicate_content")
+        self.report.listed.add(entry.loc, entry.lastmod, -1)
 
     def not_published(self, why: str) -> None:
         """Say, in the log and the stats, why nothing was published."""

@@ -7,6 +7,7 @@ from scrapy.settings import Settings
 
 from sitemap_spider.config import ConfigError, CrawlTarget, PolitenessConfig, SitemapConfig, apply_defaults
 from sitemap_spider.crawl.politeness import Politeness
+from sitemap_spider.progress import CrawlProgress
 
 
 def config(**overrides: Any) -> SitemapConfig:
@@ -46,6 +47,7 @@ def test_defaults_are_valid_and_protocol_sized() -> None:
         ("SITEMAP_MAX_CRAWL_DELAY", "nan", "between 0 and 3600"),
         ("SITEMAP_MAX_BACKOFF", "soon", "must be a number"),
         ("SITEMAP_MAX_BACKOFF", "86400", "between 0 and 3600"),
+        ("SITEMAP_PROGRESS", "live", "one of auto, log, off"),
     ],
 )
 def test_bad_settings_name_the_setting(name: str, value: str, message: str) -> None:
@@ -89,7 +91,7 @@ def test_default_extensions_join_the_project_s_own() -> None:
     # Named by the project, even as a string, it is left as the project set it: off.
     settings = Settings({"EXTENSIONS": '{"sitemap_spider.crawl.politeness.Politeness": null}'})
     apply_defaults(settings)
-    assert settings.getdict("EXTENSIONS") == {"sitemap_spider.crawl.politeness.Politeness": None}
+    assert settings.getdict("EXTENSIONS") == {"sitemap_spider.crawl.politeness.Politeness": None, CrawlProgress: 500}
 
 
 def test_listable_applies_include_then_exclude() -> None:

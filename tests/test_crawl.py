@@ -36,6 +36,7 @@ from tests.crawl_fixtures import (  # noqa: F401 - fixtures used by name
     serve_site,
 )
 from tests.generated_site import build_generated_site
+from tests.report_counts import count_problems
 from tests.site_builder import SiteBuilder
 from tests.site_cases import build_case_site
 from tests.site_cases_links import CALENDAR, MORE
@@ -222,6 +223,19 @@ def test_case_site_report_totals(case_crawl: SiteCrawl) -> None:
     assert {k: v for k, v in report["excluded"].items() if v} == dict(counted)
     for reason, count in counted.items():
         assert report["stats"][f"sitemap/excluded/{reason}"] == count, reason
+
+
+def test_case_site_report_counts(case_crawl: SiteCrawl) -> None:
+    """The counts behind the HTML report's charts: one per page the site answered, one per listed URL."""
+    report = case_crawl.result.report
+    assert report is not None
+    routes = case_crawl.spec.routes
+    dropped = {target for target, route in routes.items() if route.drop}
+    answered = [r for r in case_crawl.requests if r.target != "/robots.txt" and r.target not in dropped]
+    problems = count_problems(report, len(answered))
+    assert not problems, problems
+    assert report["counts"]["status/200"] > 0 and report["counts"]["status/404"] > 0
+    assert report["counts"]["depth/0"] == 1  # the start URL
 
 
 def test_case_site_summary_gives_the_robots_line(case_crawl: SiteCrawl) -> None:

@@ -159,4 +159,7 @@ def test_auto_learns_per_template_whether_rendering_pays(tmp_path: Path) -> None
                         r"(\d+) template\(s\) judged statically", result.stderr)
     assert summary is not None, result.describe()
     assert int(summary[3]) == 2 and int(summary[2].replace(",", "")) == counts["sitemap/render/urls_found"]
+    # The report's count of renders (its summary, the progress line): each page the browser returned.
+    assert result.report is not None
+    assert result.report["counts"]["rendered"] == counts["sitemap/render/pages"] + counts["sitemap/render/probes"]
 

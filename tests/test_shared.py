@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ from sitemap_spider.modes.shared.crawl import KEY_PREFIX
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import free_port
+from tests.report_counts import count_problems
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
 from tests.test_resumable import page_fetches, wait_for_fetches
@@ -103,6 +105,13 @@ def test_workers_publish_what_one_process_publishes(
     # The report of the whole crawl is written once, by the publisher.
     report = (shared_dir / "report.json").read_text(encoding="utf-8")
     assert '"http_error"' in report
+    # Its counts (the HTML report's charts, the progress line) are every worker's.
+    problems = count_problems(json.loads(report), together)
+    assert not problems, problems
+    # So is the progress line of the worker that publishes: its last one counts every worker's pages.
+    publisher = next(log for log in logs if "Sitemap published:" in log)
+    final = re.search(r"Progress at the end: ([\d,]+) pages fetched, 0 queued", publisher)
+    assert final is not None and int(final.group(1).replace(",", "")) == together, publisher[-3000:]
 
 
 def test_a_killed_worker_loses_nothing(site: RunningSite, tmp_path: Path, redis_url: str) -> None:

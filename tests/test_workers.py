@@ -19,6 +19,7 @@ from sitemap_spider.modes.workers import owner
 from sitemap_spider.modes.workers.leader import helper_counts
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
+from tests.report_counts import count_problems
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import (
     SiteCrawl,
@@ -143,6 +144,9 @@ def test_generated_site_two_processes_fetch_each_page_once(generated: RunningSit
     assert not problems, "\n".join(problems[:50])
     # Both processes fetched pages: the helper's responses are in the leader's count.
     assert stats_value(result.stderr, "downloader/response_count") == sum(fetches.values()) + 2
+    # The report's counts (its charts, the progress line) are both processes'.
+    problems = count_problems(result.report, sum(fetches.values()))
+    assert not problems, problems
 
 
 def test_a_small_site_stays_in_one_process(generated: RunningSite, tmp_path: Path) -> None:

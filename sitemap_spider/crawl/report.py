@@ -1,4 +1,7 @@
-"""Every URL the crawl leaves out: counted in stats, and kept for the JSON report."""
+"""Every URL the crawl leaves out, counted in stats and kept for the report; the counts the report charts.
+
+The report is JSON, or one self-contained HTML page when ``SITEMAP_REPORT`` ends in ``.html``.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,15 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Protocol
 
 from scrapy.statscollectors import StatsCollector
 
+from sitemap_spider.crawl import report_facts as facts
+from sitemap_spider.report import write_html
 from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
@@ -46,13 +52,21 @@ def _row(url: str, reason: str, detail: str | None) -> dict[str, str]:
 
 
 class ExclusionStore(Protocol):
-    """Where a crawl that keeps state elsewhere (a crawl mode's) keeps its exclusions."""
+    """Where a crawl that keeps state elsewhere (a crawl mode's) keeps its exclusions and counts.
+
+    Counts (:mod:`~sitemap_spider.crawl.report_facts` keys) arrive as sums over the last
+    second or so; ``counts`` are the totals of the whole crawl, every process's.
+    """
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None: ...
 
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]: ...
 
     def exclusion_counts(self) -> dict[str, int]: ...
+
+    def add_counts(self, counts: Mapping[str, int]) -> None: ...
+
+    def counts(self) -> dict[str, int]: ...
 
 
 class CrawlReport:
@@ -67,6 +81,9 @@ class CrawlReport:
         self._path = path
         self._store = store
         self._spool: IO[str] | None = None
+        self._pending: Counter[str] = Counter()  # counts not yet in the store
+        self._totals: Counter[str] = Counter()  # without a store: the counts themselves
+        self.listed = facts.ListedFacts()
         if path is not None and store is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._spool = tempfile.NamedTemporaryFile(
@@ -78,6 +95,7 @@ class CrawlReport:
         if reason not in REASONS:
             raise ValueError(f"unknown exclusion reason {reason!r}")
         self._stats.inc_value(EXCLUDED_PREFIX + reason)
+        self._pending[facts.EXCLUDED] += 1
         logger.debug("Not listed (%s%s): %s", reason, f": {detail}" if detail else "", url)
         if self._store is not None:
             # A crawl mode that keeps state keeps the exclusions with it (or sends them on).
@@ -97,18 +115,62 @@ class CrawlReport:
             counts.update(self._store.exclusion_counts())  # this run's and those before a resume
         return dict(sorted(counts.items()))
 
-    def write(self, summary: Mapping[str, Any], changes: SetChanges | None = None) -> None:
+    def count(self, key: str, amount: int = 1) -> None:
+        """Add to one of the crawl's counts (a :mod:`~sitemap_spider.crawl.report_facts` key)."""
+        self._pending[key] += amount
+
+    def count_page(self, status: int, depth: int) -> None:
+        """A page was fetched (a response, redirects included) at ``depth``."""
+        pending = self._pending
+        pending[facts.FETCHED] += 1
+        pending[f"{facts.STATUS}{status}"] += 1
+        pending[facts.depth_key(depth)] += 1
+
+    def flush(self) -> bool:
+        """Move the counts of the last moments to the store (every second or so, and at the end)."""
+        if not self._pending:
+            return False
+        pending, self._pending = self._pending, Counter()
+        if self._store is not None:
+            self._store.add_counts(pending)
+        else:
+            self._totals.update(pending)
+        return True
+
+    def counts(self) -> dict[str, int]:
+        """The crawl's counts so far: every process's, and those before a resume."""
+        self.flush()
+        return self._store.counts() if self._store is not None else dict(self._totals)
+
+    def write(
+        self,
+        summary: Mapping[str, Any],
+        changes: SetChanges | None = None,
+        findings: Iterable[Mapping[str, object]] | None = None,
+    ) -> None:
         """Write the report: ``summary`` fields, counts, sitemap stats, every exclusion, then the
-        URLs ``changes`` lists (``added_urls``, ``changed_urls``, ``removed_urls``)."""
+        URLs ``changes`` lists (``added_urls``, ``changed_urls``, ``removed_urls``).
+
+        A path ending in ``.html`` gets the HTML page, which also shows ``findings`` (an
+        audit's, each a mapping of :data:`sitemap_spider.report.FINDING_FIELDS`) when given.
+        """
         if self._path is None:
             return
         head = dict(summary)
         head["excluded"] = self.excluded_counts()
+        head["counts"] = dict(sorted(self.counts().items()))
+        head["listed"] = {"lastmod_age": dict(self.listed.ages), "sections": dict(self.listed.sections.most_common())}
+        head["start_time"] = self._stats.get_value("start_time")
         head["stats"] = {
             key: value
             for key, value in sorted(self._stats.get_stats().items())
             if key.startswith("sitemap/")
         }
+        if self._path.suffix.lower() in (".html", ".htm"):
+            report = facts.html_report(head, self.listed, self._exclusions(), REASONS, findings)
+            size = write_html(self._path, report)
+            logger.info("Crawl report written to %s (%s bytes)", self._path, f"{size:,}")
+            return
         partial = self._path.with_name(f".{self._path.name}.partial")
         with partial.open("w", encoding="utf-8") as out:
             # Stream the spooled rows into the list instead of loading them all.
@@ -122,6 +184,14 @@ class CrawlReport:
             out.write("\n}\n")
         os.replace(partial, self._path)
         logger.info("Crawl report written to %s", self._path)
+
+    def _exclusions(self) -> Iterator[tuple[str, str, str | None]]:
+        if self._store is not None:
+            yield from self._store.exclusions()
+            return
+        for line in self._excluded_rows():
+            row = json.loads(line)
+            yield row["url"], row["reason"], row.get("detail")
 
     def _excluded_rows(self) -> Iterator[str]:
         if self._store is not None:

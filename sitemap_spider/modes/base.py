@@ -8,18 +8,23 @@ below and never ask which mode it is. A mode owns:
 - where entries and exclusions go: :meth:`take`, :meth:`exclusion_store`;
 - routing of URLs that belong to another process: :meth:`hand_over`;
 - the end of the crawl: :meth:`end` publishes, leaves it to another worker, or keeps
-  the state for a resume.
+  the state for a resume;
+- the whole crawl's progress, every process's: :meth:`progress`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy import signals
+from twisted.internet import task
 
+from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
+from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.modes.schedulers import SpillScheduler
 from sitemap_spider.publishing import SetPublisher
@@ -28,6 +33,7 @@ from sitemap_spider.sitemaps.errors import InvalidEntryError
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from scrapy.settings import BaseSettings
 
     from sitemap_spider.config import SitemapConfig
@@ -38,6 +44,20 @@ logger = logging.getLogger(__name__)
 
 #: How the spider turns a URL another process handed over into a request: (url, skip reason).
 MakeRequest = Callable[[str, "str | None"], "Request"]
+# Seconds between two moves of the report's counts to the mode's store (shared with the
+# other processes of the crawl, and read by the progress line).
+_COUNTS_EVERY = 1.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the whole crawl is: pages fetched, requests queued, URLs listed, excluded, rendered."""
+
+    fetched: int
+    queued: int
+    listed: int
+    excluded: int
+    rendered: int
 
 
 class CrawlMode:
@@ -53,8 +73,14 @@ class CrawlMode:
         self.config = config
         self.publisher = SetPublisher(crawler, config, base_url, to_crawl)
         self.report: CrawlReport | None = None
+        self._counts_loop: task.LoopingCall | None = None
         # The report opens with the crawl: stats and the spider exist only then.
         crawler.signals.connect(self._open_report, signal=signals.spider_opened)
+        crawler.signals.connect(self._page_downloaded, signal=signals.response_downloaded)
+        crawler.signals.connect(self._stop_counts, signal=signals.spider_closed)
+        # Idle, a process has all its counts in the store: a shared crawl ends only once every
+        # worker was idle, so the report the last one writes misses none of them.
+        crawler.signals.connect(self._move_counts, signal=signals.spider_idle)
 
     @classmethod
     def configure(cls, settings: BaseSettings) -> None:
@@ -94,6 +120,50 @@ class CrawlMode:
     def _open_report(self) -> None:
         self.report = CrawlReport(self.publisher.stats, self.config.report_path, self.exclusion_store())
         self.publisher.report = self.report
+        # Made now, not with the mode: a LoopingCall imports the reactor, which a process started
+        # from Python (the helper of a two-process crawl) installs only after making the spider.
+        self._counts_loop = task.LoopingCall(self._move_counts)
+        self._counts_loop.start(_COUNTS_EVERY, now=False)
+
+    def _page_downloaded(self, response: Response, request: Request) -> None:
+        """Count a page for the report: its status and depth, or a render."""
+        report = self.report
+        if report is None:
+            return
+        if request.meta.get(meta.RENDER) is not None:
+            report.count(facts.RENDERED)  # the page itself was counted when it was fetched
+        elif not request.meta.get(meta.RESOURCE) and not request.meta.get("dont_obey_robotstxt"):
+            # Pages only: not the scripts read to decide on rendering, nor robots.txt.
+            report.count_page(response.status, request.meta.get("depth", 0))
+
+    def _move_counts(self) -> None:
+        if self.report is not None:
+            self.report.flush()
+
+    def _stop_counts(self) -> None:
+        if self._counts_loop is not None and self._counts_loop.running:
+            self._counts_loop.stop()
+
+    # --- progress --------------------------------------------------------------------------
+    def shows_progress(self) -> bool:
+        """Whether this process shows the crawl's progress (a helper process does not)."""
+        return True
+
+    def queued(self) -> int:
+        """Requests waiting to be fetched, in the whole crawl."""
+        scheduler = getattr(self.crawler.engine, "scheduler", None)
+        return len(scheduler) if scheduler is not None else 0
+
+    def progress(self) -> Progress:
+        """The whole crawl's progress: counts from the report's store, plus the queue."""
+        counts = self.report.counts() if self.report is not None else {}
+        return Progress(
+            fetched=counts.get(facts.FETCHED, 0),
+            queued=self.queued(),
+            listed=counts.get(facts.LISTED, 0),
+            excluded=counts.get(facts.EXCLUDED, 0),
+            rendered=counts.get(facts.RENDERED, 0),
+        )
 
     # --- entries ---------------------------------------------------------------------------
     def take(self, entry: SitemapEntry) -> bool:
@@ -104,6 +174,8 @@ class CrawlMode:
             self.publisher.invalid(entry.loc, exc)
             return False
         self.publisher.stats.inc_value(keys.ENTRIES)
+        if self.report is not None:
+            self.report.count(facts.LISTED)
         return True
 
     def keep(self, entry: SitemapEntry) -> None:

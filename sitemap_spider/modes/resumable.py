@@ -7,7 +7,7 @@ same command resumes. The set is published from the stored entries when the craw
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -46,6 +46,10 @@ class CrawlStore(Protocol):
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]: ...
 
     def exclusion_counts(self) -> dict[str, int]: ...
+
+    def add_counts(self, counts: Mapping[str, int]) -> None: ...
+
+    def counts(self) -> dict[str, int]: ...
 
 
 class DurableMode(CrawlMode):

@@ -15,7 +15,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS entries (loc TEXT PRIMARY KEY, lastmod TEXT, changefr
 CREATE TABLE IF NOT EXISTS exclusions (url TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT,
                                        UNIQUE (url, reason));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+-- The report's counts (crawl/report_facts.py keys), summed over every run of the crawl.
+CREATE TABLE IF NOT EXISTS counts (key TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
 
 
@@ -69,7 +71,7 @@ class CrawlState:
         if fresh or finished or not has_work:
             if has_work:
                 logger.info("Starting a new crawl in %s (%s)", self.path, "asked" if fresh else "the last one finished")
-            for table in ("requests", "entries", "exclusions", "meta"):
+            for table in ("requests", "entries", "exclusions", "meta", "counts"):
                 self._db.execute(f"DELETE FROM {table}")
         else:
             moved = self._db.execute(
@@ -137,6 +139,16 @@ class CrawlState:
     def exclusion_counts(self) -> dict[str, int]:
         rows = self._db.execute("SELECT reason, count(*) FROM exclusions GROUP BY reason ORDER BY reason")
         return {str(reason): int(count) for reason, count in rows}
+
+    def add_counts(self, counts: Mapping[str, int]) -> None:
+        # Committed with the next commit: a crash loses the last moments' counts, and a page
+        # fetched again on resume is counted again (the counts are the report's, not the set's).
+        self._db.executemany(
+            "INSERT INTO counts VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET n = n + excluded.n", counts.items()
+        )
+
+    def counts(self) -> dict[str, int]:
+        return {str(key): int(n) for key, n in self._db.execute("SELECT key, n FROM counts")}
 
     def start_urls(self) -> list[str] | None:
         """The start URLs of the crawl this state belongs to, if any."""

@@ -13,6 +13,7 @@ RFPDupeFilter); the rest is ours. Keys of one crawl, ``sitemap:<crawl id>:<name>
     ended       set     workers that saw the crawl end
     entries     hash    loc -> entry (JSON): a page reached by two workers is listed once
     exclusions  hash    "<url>\\0<reason>" -> detail;  excluded  hash  reason -> count
+    counts      hash    the report's and progress line's counts (crawl/report_facts.py), every worker's
 
 Start (one Lua script): a crawl that is running with a live worker is joined;
 an unfinished one whose workers are all gone is taken up with SITEMAP_RESUME;
@@ -111,5 +112,6 @@ class SharedMode(DurableMode):
                 self.publisher.not_published(f"shared crawl {shared.crawl_id} was finished or restarted elsewhere")
         finally:
             if self.report is not None:
+                self.report.flush()  # the counts of its last moments, for the report and progress
                 self.report.close()
             shared.close()

@@ -11,7 +11,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import redis
@@ -53,7 +53,7 @@ def _text(value: Any) -> str:
 class CrawlKeys:
     """The Redis keys of one shared crawl."""
 
-    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded")
+    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts")
 
     def __init__(self, crawl_id: str) -> None:
         self.prefix = f"{KEY_PREFIX}:{crawl_id}:"
@@ -207,6 +207,17 @@ class SharedCrawl:
     def exclusion_counts(self) -> dict[str, int]:
         counts = self.redis.hgetall(self.keys.excluded)
         return {_text(reason): int(count) for reason, count in sorted(counts.items())}
+
+    def add_counts(self, counts: Mapping[str, int]) -> None:
+        """Add this worker's last counts to the crawl's (the report's and the progress line's)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for key, amount in counts.items():
+            pipe.hincrby(self.keys.counts, key, amount)
+        pipe.execute()
+
+    def counts(self) -> dict[str, int]:
+        """The counts of every worker of the crawl."""
+        return {_text(key): int(n) for key, n in self.redis.hgetall(self.keys.counts).items()}
 
     # --- the end ---------------------------------------------------------------
     def on_idle(self, spider: Spider) -> None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider
 
+from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.handover import Workers
 
@@ -64,6 +65,20 @@ class Helper(Workers):
         """Send an exclusion to the leader, which records it (this process counts it too)."""
         assert self.channel is not None
         self.channel.send({"t": "exclude", "u": url, "r": reason, "d": detail})
+
+    def send_counts(self, counts: Mapping[str, int]) -> None:
+        """Send this process's last counts and its queue to the leader, which adds them to the crawl's."""
+        assert self.channel is not None
+        # Exclusions are counted by the leader as it records each one this process sends.
+        sent = {key: amount for key, amount in counts.items() if key != facts.EXCLUDED}
+        self.channel.send({"t": "counts", "c": sent, "q": self.queued()})
+
+    def shows_progress(self) -> bool:
+        return False  # the leader shows the whole crawl's
+
+    def _move_counts(self) -> None:
+        if self.report is not None and self.channel is not None and not self.report.flush():
+            self.send_counts({})  # the queue, even when nothing was counted
 
     def end(self, reason: str) -> None:
         # The leader publishes and writes the report.
@@ -116,6 +131,8 @@ class Helper(Workers):
     async def _on_closed(self, reason: str) -> None:
         if self.channel is None:
             return
+        if self.report is not None:
+            self.report.flush()  # the last counts go before the bye
         stats = self.crawler.stats.get_stats() if self.crawler.stats is not None else {}
         self.channel.send({"t": "bye", "reason": reason, "stats": {
             key: value for key, value in stats.items() if isinstance(value, int)
@@ -129,9 +146,13 @@ class _SentExclusions:
 
     def __init__(self, helper: Helper) -> None:
         self.add_exclusion = helper.add_exclusion
+        self.add_counts = helper.send_counts
 
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
         return iter(())
 
     def exclusion_counts(self) -> dict[str, int]:
+        return {}
+
+    def counts(self) -> dict[str, int]:
         return {}

@@ -59,6 +59,7 @@ class Leader(Workers):
         self._stopping = False
         self._helper_done = False
         self._decided = False  # whether to start the helper
+        self._helper_queued = 0  # the helper's queue, as it last said
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_closed, signal=signals.spider_closed)
 
@@ -116,6 +117,11 @@ class Leader(Workers):
         elif kind == "exclude":
             assert self.report is not None
             self.report.exclude(message["u"], message["r"], message.get("d"))
+        elif kind == "counts":
+            assert self.report is not None
+            for key, amount in message["c"].items():
+                self.report.count(key, amount)
+            self._helper_queued = message["q"]
         elif kind == "idle":
             self._helper_idle = message
             self._wake()
@@ -165,6 +171,9 @@ class Leader(Workers):
         handed, self._handed = self._handed, []
         self._take_links([list(link) for link in handed])
         self._wake()
+
+    def queued(self) -> int:
+        return super().queued() + (self._helper_queued if self.active else 0)
 
     def _on_idle(self) -> None:
         if self.process is None or self._helper_done:
