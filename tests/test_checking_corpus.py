@@ -54,7 +54,10 @@ CORPUS: dict[str, tuple[list[tuple[str, str, int | None]], int]] = {
     "limits.bytes-gzip_bomb.xml.gz": ([("limits.bytes", "limits.bytes-gzip_bomb.xml.gz", None)], 1),
     "limits.urls.xml.gz": ([("limits.urls", "limits.urls.xml.gz", 50_003)], 1),
     "limits.sitemaps.xml.gz": (
-        [("limits.sitemaps", "limits.sitemaps.xml.gz", 50_003), ("index.child_not_local", "limits.sitemaps.xml.gz", 3)],
+        [
+            ("limits.sitemaps", "limits.sitemaps.xml.gz", 50_003),
+            ("index.child_not_local", "limits.sitemaps.xml.gz", 3),
+        ],
         1,
     ),
     "index.nested/index.xml": ([("index.nested", "index.xml", 3)], 1),
@@ -74,7 +77,8 @@ def run(inputs: list[str], base_url: str | None = None, max_depth: int = 3) -> S
 
 def found(session: Session) -> list[tuple[str, str, int | None]]:
     return sorted(
-        ((f.rule, Path(f.file).name, f.line) for f in session.log.listed), key=lambda f: (f[0], f[1], f[2] or 0)
+        ((f.rule, Path(f.file).name, f.line) for f in session.log.listed),
+        key=lambda f: (f[0], f[1], f[2] or 0),
     )
 
 
@@ -89,7 +93,12 @@ def test_broken_file_gives_exactly_its_finding(inputs: str) -> None:
 def test_every_rule_of_a_local_file_has_a_corpus_file() -> None:
     covered = {rule for findings, _ in CORPUS.values() for rule, _, _ in findings}
     covered |= {"loc.cross_submission", "index.depth"}  # tested below, with options
-    over_http = {"read.fetch", "read.redirects", "read.robots", "robots.no_sitemap"}  # test_validate_command.py
+    over_http = {
+        "read.fetch",
+        "read.redirects",
+        "read.robots",
+        "robots.no_sitemap",
+    }  # test_validate_command.py
     assert set(RULES) - covered == over_http
 
 
@@ -136,7 +145,11 @@ WILD_FINDINGS = {
     "hugo-00derek-blog.xml": [],
     "nextjs-coding-global-web.xml": [],
     "yoast-6annonce-index.xml": [("loc.not_absolute", 4)],
-    "yoast-adcert-post-sitemap.xml": [("loc.not_absolute", 4), ("loc.not_absolute", 8), ("loc.not_absolute", 12)],
+    "yoast-adcert-post-sitemap.xml": [
+        ("loc.not_absolute", 4),
+        ("loc.not_absolute", 8),
+        ("loc.not_absolute", 12),
+    ],
     "empty-index-4what.xml": [("file.empty", 5)],  # libxml2 gives the line where the start tag ends
 }
 

@@ -14,7 +14,9 @@ class Sink(Protocol):
 
     now: datetime
 
-    def finding(self, rule: str, file: str, line: int | None, detail: str, url: str | None = None) -> None: ...
+    def finding(
+        self, rule: str, file: str, line: int | None, detail: str, url: str | None = None
+    ) -> None: ...
 
     def listed(self, loc: str, file: str, line: int) -> None: ...
 

@@ -93,7 +93,9 @@ class _LineIterator:
             if len(self._buffer) > MAX_TEXT_LINE:
                 self._done = True
                 self._context.finding(
-                    "text.line_too_long", self._number + 1, f"a line over {MAX_TEXT_LINE:,} bytes; reading stopped"
+                    "text.line_too_long",
+                    self._number + 1,
+                    f"a line over {MAX_TEXT_LINE:,} bytes; reading stopped",
                 )
                 break
             more = self._reader.read(MAX_TEXT_LINE)

@@ -29,11 +29,15 @@ E, W = Severity.ERROR, Severity.WARNING
 
 RULES: Final[dict[str, Rule]] = {
     "read.missing": Rule(E, "a local file that does not exist or cannot be opened"),
-    "read.fetch": Rule(E, "a URL that could not be fetched: connection, DNS, timeout, HTTP status other than 200"),
+    "read.fetch": Rule(
+        E, "a URL that could not be fetched: connection, DNS, timeout, HTTP status other than 200"
+    ),
     "read.redirects": Rule(E, "a redirect loop, or more redirects than Scrapy's REDIRECT_MAX_TIMES"),
     "read.robots": Rule(E, "a sitemap URL that the host's robots.txt forbids to our user agent"),
     "read.gzip": Rule(E, "a .gz file whose compressed data is corrupt or cut short"),
-    "limits.bytes": Rule(E, "more than 50 MiB (52,428,800 bytes) uncompressed; reading stops there (gzip bombs)"),
+    "limits.bytes": Rule(
+        E, "more than 50 MiB (52,428,800 bytes) uncompressed; reading stops there (gzip bombs)"
+    ),
     "limits.urls": Rule(E, "more than 50,000 <url> (or lines of a text sitemap) in one file"),
     "limits.sitemaps": Rule(E, "more than 50,000 <sitemap> in one index; the ones after are not followed"),
     "text.line_too_long": Rule(E, "a line of a text sitemap over 64 KiB; reading stops there"),
@@ -44,30 +48,45 @@ RULES: Final[dict[str, Rule]] = {
     "xml.root": Rule(E, "a root element other than <urlset> or <sitemapindex> (an HTML page, a feed)"),
     "xml.namespace": Rule(E, "<urlset>/<sitemapindex> not in http://www.sitemaps.org/schemas/sitemap/0.9"),
     "xsd": Rule(E, "a violation of the official XSDs that no more specific rule names (libxml2's message)"),
-    "xsd.unknown_extension": Rule(W, "an element of a namespace with no known schema (not image, video, news, xhtml)"),
+    "xsd.unknown_extension": Rule(
+        W, "an element of a namespace with no known schema (not image, video, news, xhtml)"
+    ),
     "file.empty": Rule(E, "a sitemap listing no URL, or an index listing no sitemap"),
     "index.nested": Rule(E, "a sitemap index listed by a sitemap index: indexes may not nest"),
     "index.depth": Rule(E, "a sitemap deeper than --max-depth below the input: not read"),
     "index.loop": Rule(E, "an index that lists itself or one of the indexes that led to it"),
     "index.duplicate": Rule(W, "a sitemap listed more than once (read once)"),
-    "index.child_not_local": Rule(W, "sitemaps of a local index with no file of their name beside it: not read (one finding per index)"),
+    "index.child_not_local": Rule(
+        W, "sitemaps of a local index with no file of their name beside it: not read (one finding per index)"
+    ),
     "loc.not_absolute": Rule(E, "a relative URL, or one without '//' and a host"),
     "loc.scheme": Rule(E, "a URL whose scheme is not http or https"),
     "loc.too_long": Rule(E, "a URL over 2,048 characters"),
-    "loc.not_encoded": Rule(E, "raw non-ASCII, white space, control characters or a '%' not followed by two hex digits"),
-    "loc.invalid": Rule(E, "any other URL that RFC 3986 or the XSD refuses (host, port, brackets, length under 12)"),
+    "loc.not_encoded": Rule(
+        E, "raw non-ASCII, white space, control characters or a '%' not followed by two hex digits"
+    ),
+    "loc.invalid": Rule(
+        E, "any other URL that RFC 3986 or the XSD refuses (host, port, brackets, length under 12)"
+    ),
     "loc.double_escaped": Rule(W, "'&amp;', '&lt;' ... left in the URL after XML decoding: escaped twice"),
     "loc.cross_submission": Rule(
-        E, "a URL on another host, or outside the sitemap's directory, with no robots.txt Sitemap: line allowing it"
+        E,
+        "a URL on another host, or outside the sitemap's directory, with no robots.txt Sitemap: line allowing it",
     ),
-    "lastmod.format": Rule(E, "a lastmod that is not a W3C Datetime with a full date that sitemap.xsd accepts"),
+    "lastmod.format": Rule(
+        E, "a lastmod that is not a W3C Datetime with a full date that sitemap.xsd accepts"
+    ),
     "lastmod.timezone": Rule(E, "a lastmod with a time of day and no time zone"),
     "lastmod.future": Rule(W, "a lastmod later than now (a date: not yet begun in any time zone)"),
-    "changefreq.invalid": Rule(E, "a changefreq other than always, hourly, daily, weekly, monthly, yearly, never"),
+    "changefreq.invalid": Rule(
+        E, "a changefreq other than always, hourly, daily, weekly, monthly, yearly, never"
+    ),
     "priority.invalid": Rule(E, "a priority that is not a decimal from 0.0 to 1.0"),
     "duplicate.in_file": Rule(W, "a URL listed again in the same file"),
     "duplicate.across_files": Rule(W, "a URL listed in another file already read"),
-    "robots.no_sitemap": Rule(W, "a site's robots.txt names no sitemap (Sitemap: line); /sitemap.xml is read instead"),
+    "robots.no_sitemap": Rule(
+        W, "a site's robots.txt names no sitemap (Sitemap: line); /sitemap.xml is read instead"
+    ),
 }
 
 #: Findings kept per file and rule; the rest are only counted (a file can have 50,000 bad URLs).

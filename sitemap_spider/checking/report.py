@@ -55,12 +55,15 @@ def as_text(session: Session) -> str:
         kind = document.kind or "not a sitemap"
         lines.append(f"read {document.name}: {kind}, {document.entries:,} entries, {document.bytes:,} bytes")
     if session.allowed_by_robots:
-        lines.append(f"{session.allowed_by_robots:,} URL(s) on other hosts allowed by their robots.txt Sitemap: lines")
+        lines.append(
+            f"{session.allowed_by_robots:,} URL(s) on other hosts allowed by their robots.txt Sitemap: lines"
+        )
     by_rule = ", ".join(f"{rule} {count:,}" for rule, count in sorted(session.log.by_rule.items()))
     verdict = {0: "valid", 1: "INVALID", 2: "COULD NOT READ"}[exit_code(session)]
     lines.append(
         f"{verdict}: {facts['files']} file(s), {facts['urls']:,} URL(s); "
-        f"{facts['errors']:,} error(s), {facts['warnings']:,} warning(s)" + (f" ({by_rule})" if by_rule else "")
+        f"{facts['errors']:,} error(s), {facts['warnings']:,} warning(s)"
+        + (f" ({by_rule})" if by_rule else "")
     )
     return "\n".join(lines)
 

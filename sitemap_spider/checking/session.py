@@ -81,7 +81,9 @@ class Session:
         if first_file == file:
             self.finding("duplicate.in_file", file, line, f"listed already at line {first_line}", loc)
         else:
-            self.finding("duplicate.across_files", file, line, f"listed already in {first_file}:{first_line}", loc)
+            self.finding(
+                "duplicate.across_files", file, line, f"listed already in {first_file}:{first_line}", loc
+            )
 
     def out_of_scope(self, loc: str, file: str, line: int, location: str) -> None:
         origin = origin_of(normalize_url(loc) or loc)
@@ -104,7 +106,9 @@ class Session:
         self._visited.add(key)
         return Target(name, location, chain=(key,))
 
-    def check(self, target: Target, raw: BinaryIO, key_of: Callable[[str], str] = sitemap_key) -> list[Target]:
+    def check(
+        self, target: Target, raw: BinaryIO, key_of: Callable[[str], str] = sitemap_key
+    ) -> list[Target]:
         """Check one document; return the sitemaps it lists that are still to be read.
 
         ``key_of`` gives the key of a listed sitemap (see ``input``).
@@ -115,7 +119,9 @@ class Session:
             self.unread_inputs.append(target.name)  # its finding says why
         if document.kind == "sitemapindex" and target.listed_at is not None:
             file, line = target.listed_at
-            self.finding("index.nested", file, line, f"lists {target.name}, itself a sitemap index", target.location)
+            self.finding(
+                "index.nested", file, line, f"lists {target.name}, itself a sitemap index", target.location
+            )
         return self._children(target, document, key_of) if document.kind == "sitemapindex" else []
 
     def unread(self, target: Target, rule: str, detail: str) -> None:
@@ -131,9 +137,17 @@ class Session:
             if key in target.chain:
                 self.finding("index.loop", target.name, line, f"lists {loc}, which led to this index", loc)
             elif key in self._visited:
-                self.finding("index.duplicate", target.name, line, f"{loc} is listed more than once; read once", loc)
+                self.finding(
+                    "index.duplicate", target.name, line, f"{loc} is listed more than once; read once", loc
+                )
             elif target.depth + 1 > self.max_depth:
-                self.finding("index.depth", target.name, line, f"{loc} is {target.depth + 1} levels deep; not read", loc)
+                self.finding(
+                    "index.depth",
+                    target.name,
+                    line,
+                    f"{loc} is {target.depth + 1} levels deep; not read",
+                    loc,
+                )
             else:
                 self._visited.add(key)
                 children.append(Target(loc, loc, target.depth + 1, (*target.chain, key), (target.name, line)))
@@ -161,6 +175,8 @@ class Session:
             else:
                 why = f"{origin}/robots.txt has no 'Sitemap: {location}' line that would allow it"
             for loc, file, line in pending.examples:
-                self.finding("loc.cross_submission", file, line, f"outside the scope of {location}; {why}", loc)
+                self.finding(
+                    "loc.cross_submission", file, line, f"outside the scope of {location}; {why}", loc
+                )
             self.log.count_more("loc.cross_submission", pending.count - len(pending.examples))
         self._out_of_scope.clear()

@@ -130,4 +130,6 @@ def in_scope(loc: str, scope: tuple[str, str]) -> bool:
         return False
     parts = urlsplit(normal)
     origin, directory = scope
-    return f"{parts.scheme}://{parts.netloc}" == origin and remove_dot_segments(parts.path).startswith(directory)
+    return f"{parts.scheme}://{parts.netloc}" == origin and remove_dot_segments(parts.path).startswith(
+        directory
+    )

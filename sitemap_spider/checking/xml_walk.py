@@ -45,8 +45,15 @@ def walk_xml(reader: BoundedReader, head: bytes, context: Context) -> None:
     if not _prolog_allowed(reader.head(MAX_PROLOG), context):
         return
     declared = _ENCODING.search(head[:200])
-    if declared and declared.group(1).decode("ascii", "replace").lower().replace("_", "-") not in ("utf-8", "utf8"):
-        context.finding("xml.encoding", 1, f"declared encoding {declared.group(1).decode('ascii', 'replace')!r}: a sitemap must be UTF-8")
+    if declared and declared.group(1).decode("ascii", "replace").lower().replace("_", "-") not in (
+        "utf-8",
+        "utf8",
+    ):
+        context.finding(
+            "xml.encoding",
+            1,
+            f"declared encoding {declared.group(1).decode('ascii', 'replace')!r}: a sitemap must be UTF-8",
+        )
     walker: _Walker | None = None
     depth = 0
     try:
@@ -88,10 +95,14 @@ def _prolog_allowed(prolog: bytes, context: Context) -> bool:
     rest = prolog[position:].lstrip()
     line = prolog[: len(prolog) - len(rest)].count(b"\n") + 1
     if rest.startswith(b"<!DOCTYPE"):
-        context.finding("xml.dtd", line, "a DOCTYPE: DTDs and entities are refused (XXE, entity expansion); not read")
+        context.finding(
+            "xml.dtd", line, "a DOCTYPE: DTDs and entities are refused (XXE, entity expansion); not read"
+        )
         return False
     if not rest.startswith(b"<") and len(prolog) >= MAX_PROLOG:
-        context.finding("xml.not_well_formed", line, f"no root element in the first {MAX_PROLOG:,} bytes; not read")
+        context.finding(
+            "xml.not_well_formed", line, f"no root element in the first {MAX_PROLOG:,} bytes; not read"
+        )
         return False
     return True
 
@@ -115,7 +126,11 @@ class _Walker:
             context.finding("xml.dtd", root.sourceline, "a DOCTYPE: refused")
             return None
         if qname.localname not in _KINDS:
-            context.finding("xml.root", root.sourceline, f"root element <{qname.localname}>, not <urlset> or <sitemapindex>")
+            context.finding(
+                "xml.root",
+                root.sourceline,
+                f"root element <{qname.localname}>, not <urlset> or <sitemapindex>",
+            )
             return None
         context.document.kind = qname.localname
         if qname.namespace != SITEMAP_NAMESPACE:
@@ -132,7 +147,9 @@ class _Walker:
         elif isinstance(element.tag, str):
             qname = etree.QName(element)
             if qname.namespace == self.namespace:
-                self.context.finding("xsd", element.sourceline, f"<{qname.localname}> is not allowed in <{self.kind}>")
+                self.context.finding(
+                    "xsd", element.sourceline, f"<{qname.localname}> is not allowed in <{self.kind}>"
+                )
             else:
                 self._validate(element, set(), None)
         # Drop what was read: only the root and the current element stay in memory.
@@ -150,13 +167,19 @@ class _Walker:
         document.entries += 1
         _, limit, limit_rule = _KINDS[self.kind]
         if document.entries == limit + 1:
-            self.context.finding(limit_rule, element.sourceline, f"more than {limit:,} <{etree.QName(element).localname}>")
-        fields = {etree.QName(child).localname: child for child in element if _in_namespace(child, self.namespace)}
+            self.context.finding(
+                limit_rule, element.sourceline, f"more than {limit:,} <{etree.QName(element).localname}>"
+            )
+        fields = {
+            etree.QName(child).localname: child for child in element if _in_namespace(child, self.namespace)
+        }
         flagged: set[str] = set()
         loc = self._loc(fields.get("loc"), flagged, document.entries <= limit)
         lastmod = fields.get("lastmod")
         if lastmod is not None:
-            self._report(lastmod, lastmod_problems((lastmod.text or "").strip(), self.context.sink.now), flagged, loc)
+            self._report(
+                lastmod, lastmod_problems((lastmod.text or "").strip(), self.context.sink.now), flagged, loc
+            )
         if self.kind == "urlset":
             for name, check in _VALUE_CHECKS.items():
                 value = fields.get(name)
@@ -203,7 +226,9 @@ class _Walker:
                 continue
             if named and named.group(1) == SITEMAP_NAMESPACE and named.group(2) in flagged:
                 continue
-            self.context.finding("xsd", error.line, error.message.replace(f"{{{SITEMAP_NAMESPACE}}}", ""), loc)
+            self.context.finding(
+                "xsd", error.line, error.message.replace(f"{{{SITEMAP_NAMESPACE}}}", ""), loc
+            )
 
 
 def _in_namespace(element: etree._Element, namespace: str | None) -> bool:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import scrapy
 from protego import Protego
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.http import Request, Response
 from scrapy.settings import BaseSettings
@@ -24,6 +25,7 @@ from twisted.python.failure import Failure
 
 from sitemap_spider import default_settings, request_meta
 from sitemap_spider.checking.session import Session, Target
+from sitemap_spider.crawl.middlewares import RecordingRobotsTxtMiddleware
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP
 from sitemap_spider.sitemaps.urls import origin_of
 
@@ -56,6 +58,7 @@ _SETTINGS: Final[dict[str, Any]] = {
     "AUTOTHROTTLE_ENABLED": False,
     "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
     "TELNETCONSOLE_ENABLED": False,
+    "REMOTE_CONTROL_ENABLED": False,
 }
 
 
@@ -66,6 +69,12 @@ class ValidateSpider(scrapy.Spider):
     def update_settings(cls, settings: BaseSettings) -> None:
         super().update_settings(settings)
         settings.setdict(_SETTINGS, priority="spider")
+        # The crawl's robots.txt middleware: Scrapy 2.19's lets through every request but the
+        # first that waits for a robots.txt being fetched (see RecordingRobotsTxtMiddleware).
+        base = settings.getdict("DOWNLOADER_MIDDLEWARES_BASE")
+        order = next(v for k, v in base.items() if k.endswith(RobotsTxtMiddleware.__name__))
+        settings.set_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None)
+        settings.set_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", RecordingRobotsTxtMiddleware, order)
 
     def __init__(self, session: Session, urls: list[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -84,7 +93,10 @@ class ValidateSpider(scrapy.Spider):
                     f"{origin}/robots.txt",
                     callback=self._site_robots,
                     errback=self._failed,
-                    meta={request_meta.VALIDATE_TARGET: Target(url, url), "handle_httpstatus_list": _ALL_ERRORS},
+                    meta={
+                        request_meta.VALIDATE_TARGET: Target(url, url),
+                        "handle_httpstatus_list": _ALL_ERRORS,
+                    },
                     dont_filter=True,
                 )
                 continue
@@ -122,7 +134,11 @@ class ValidateSpider(scrapy.Spider):
         self.robots_sitemaps[origin] = set(named)
         if not named:
             self.session.finding(
-                "robots.no_sitemap", response.url, None, f"no Sitemap: line; reading {origin}/sitemap.xml", target.name
+                "robots.no_sitemap",
+                response.url,
+                None,
+                f"no Sitemap: line; reading {origin}/sitemap.xml",
+                target.name,
             )
             named = [f"{origin}/sitemap.xml"]
         for url in named:
@@ -168,6 +184,8 @@ def describe_failure(error: BaseException, request: Request) -> tuple[str, str]:
         return "read.redirects", f"{what}: {' -> '.join(chain[:12])}"
     if isinstance(error, IgnoreRequest) and "robots.txt" in str(error):
         return "read.robots", f"{request.url} is forbidden to our user agent by robots.txt"
-    if isinstance(error, DownloadCancelledError) or (isinstance(error, IgnoreRequest) and "max size" in str(error)):
+    if isinstance(error, DownloadCancelledError) or (
+        isinstance(error, IgnoreRequest) and "max size" in str(error)
+    ):
         return "limits.bytes", f"larger than {MAX_BYTES_PER_SITEMAP:,} bytes; not downloaded ({error})"
     return "read.fetch", f"{type(error).__name__}: {error}"
