@@ -59,6 +59,9 @@ def _loc_problem(loc: str) -> Problem | None:
 
 
 def _unencoded(loc: str) -> str | None:
+    # Fast path: isprintable() is False for every white space but " ", and for control characters.
+    if loc.isascii() and loc.isprintable() and " " not in loc:
+        return "a '%' not followed by two hex digits" if _STRAY_PERCENT.search(loc) else None
     for char in loc:
         if char.isspace():
             return f"white space {char!r}"
