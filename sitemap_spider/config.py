@@ -144,6 +144,7 @@ class SitemapConfig:
     workers: int = 1
     workers_after: int = 0
     shared: SharedConfig | None = None
+    publish: bool = True
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -179,6 +180,7 @@ class SitemapConfig:
             workers=read_workers(settings, "SITEMAP_WORKERS"),
             workers_after=read_number(settings, "SITEMAP_WORKERS_AFTER", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
+            publish=read_bool(settings, "SITEMAP_PUBLISH"),
         )
 
     def listable(self, public_url: str) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.checking.findings import RULES
+from sitemap_spider.checking.findings import AUDIT_RULES, VALIDATE_RULES
 from sitemap_spider.checking.local import validate_paths
 from sitemap_spider.checking.report import exit_code, rules_table
 from sitemap_spider.checking.session import Session
@@ -99,7 +99,7 @@ def test_every_rule_of_a_local_file_has_a_corpus_file() -> None:
         "read.robots",
         "robots.no_sitemap",
     }  # test_validate_command.py
-    assert set(RULES) - covered == over_http
+    assert set(VALIDATE_RULES) - covered == over_http
 
 
 def test_cross_submission_needs_the_location() -> None:
@@ -164,3 +164,8 @@ def test_sitemaps_from_the_wild(name: str) -> None:
 def test_readme_rules_table_is_up_to_date() -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     assert rules_table() in readme
+
+
+def test_readme_audit_rules_table_is_up_to_date() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert rules_table(AUDIT_RULES) in readme

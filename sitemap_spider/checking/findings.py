@@ -27,7 +27,7 @@ class Rule:
 
 E, W = Severity.ERROR, Severity.WARNING
 
-RULES: Final[dict[str, Rule]] = {
+VALIDATE_RULES: Final[dict[str, Rule]] = {
     "read.missing": Rule(E, "a local file that does not exist or cannot be opened"),
     "read.fetch": Rule(
         E, "a URL that could not be fetched: connection, DNS, timeout, HTTP status other than 200"
@@ -89,6 +89,28 @@ RULES: Final[dict[str, Rule]] = {
     ),
 }
 
+#: ``scrapy audit``: the sitemaps compared with a crawl of the site.
+AUDIT_RULES: Final[dict[str, Rule]] = {
+    "audit.redirect": Rule(E, "a listed URL redirects (3xx); the detail names the target"),
+    "audit.http_error": Rule(E, "a listed URL answers 4xx or 5xx"),
+    "audit.status": Rule(E, "a listed URL answers another status than 200, or nothing at all"),
+    "audit.noindex": Rule(E, "a listed URL says noindex (robots meta tag or X-Robots-Tag)"),
+    "audit.canonical": Rule(E, "a listed URL names another URL as canonical"),
+    "audit.robots": Rule(E, "a listed URL that robots.txt forbids"),
+    "audit.offsite": Rule(E, "a listed URL on another host than the site, or redirected to one"),
+    "audit.not_listable": Rule(
+        W, "a listed URL the crawl would leave out for another reason (not HTML, ...)"
+    ),
+    "audit.unlisted": Rule(W, "an indexable page the crawl found that no sitemap lists"),
+    "audit.orphan": Rule(W, "a listed URL no crawled page links to"),
+    "audit.lastmod_after_page": Rule(W, "a lastmod later than the page's Last-Modified header"),
+    "audit.lastmod_uniform": Rule(
+        W, "one lastmod on nearly all listed URLs (a build time, not a change time)"
+    ),
+}
+
+RULES: Final[dict[str, Rule]] = {**VALIDATE_RULES, **AUDIT_RULES}
+
 #: Findings kept per file and rule; the rest are only counted (a file can have 50,000 bad URLs).
 MAX_LISTED_PER_RULE: Final = 100
 
@@ -96,7 +118,7 @@ MAX_LISTED_PER_RULE: Final = 100
 @dataclass(frozen=True, slots=True)
 class Finding:
     rule: str
-    file: str
+    file: str | None  # None: a finding of the crawl, about no file (``scrapy audit``)
     line: int | None
     detail: str
     url: str | None = None
@@ -117,7 +139,8 @@ class Finding:
         }
 
     def as_text(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        where = self.file or self.url or "-"
+        where = where if self.line is None else f"{where}:{self.line}"
         return f"{where}: {self.severity} [{self.rule}] {self.detail}"
 
 
@@ -127,7 +150,7 @@ class FindingLog:
     def __init__(self) -> None:
         self.listed: list[Finding] = []
         self.by_rule: Counter[str] = Counter()
-        self._per_file: Counter[tuple[str, str]] = Counter()
+        self._per_file: Counter[tuple[str | None, str]] = Counter()
 
     def add(self, finding: Finding) -> None:
         if finding.rule not in RULES:

@@ -66,10 +66,12 @@ class Session:
 
     # --- the Sink of every document -------------------------------------------------
 
-    def finding(self, rule: str, file: str, line: int | None, detail: str, url: str | None = None) -> None:
+    def finding(
+        self, rule: str, file: str | None, line: int | None, detail: str, url: str | None = None
+    ) -> None:
         self.log.add(Finding(rule, file, line, detail, url))
 
-    def listed(self, loc: str, file: str, line: int) -> None:
+    def listed(self, loc: str, file: str, line: int, lastmod: str | None = None) -> None:
         number = self._files.setdefault(file, len(self._files))
         if number == len(self._file_names):
             self._file_names.append(file)

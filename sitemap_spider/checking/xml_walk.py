@@ -174,12 +174,11 @@ class _Walker:
             etree.QName(child).localname: child for child in element if _in_namespace(child, self.namespace)
         }
         flagged: set[str] = set()
-        loc = self._loc(fields.get("loc"), flagged, document.entries <= limit)
         lastmod = fields.get("lastmod")
-        if lastmod is not None:
-            self._report(
-                lastmod, lastmod_problems((lastmod.text or "").strip(), self.context.sink.now), flagged, loc
-            )
+        lastmod_text = (lastmod.text or "").strip() if lastmod is not None else None
+        loc = self._loc(fields.get("loc"), flagged, document.entries <= limit, lastmod_text)
+        if lastmod is not None and lastmod_text is not None:
+            self._report(lastmod, lastmod_problems(lastmod_text, self.context.sink.now), flagged, loc)
         if self.kind == "urlset":
             for name, check in _VALUE_CHECKS.items():
                 value = fields.get(name)
@@ -187,11 +186,13 @@ class _Walker:
                     self._report(value, check((value.text or "").strip()), flagged, loc)
         self._validate(element, flagged, loc)
 
-    def _loc(self, element: etree._Element | None, flagged: set[str], within_limit: bool) -> str | None:
+    def _loc(
+        self, element: etree._Element | None, flagged: set[str], within_limit: bool, lastmod: str | None
+    ) -> str | None:
         if element is None:
             return None  # the XSD names the missing <loc>
         loc = (element.text or "").strip()
-        if not self.context.check_loc(loc, element.sourceline, listed=self.kind == "urlset"):
+        if not self.context.check_loc(loc, element.sourceline, self.kind == "urlset", lastmod):
             flagged.add("loc")
         elif self.kind == "sitemapindex" and within_limit:
             self.context.document.children.append((loc, element.sourceline))

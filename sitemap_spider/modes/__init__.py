@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_spider.modes import workers
 from sitemap_spider.modes.base import CrawlMode
+from sitemap_spider.modes.collecting import CollectingMode
 from sitemap_spider.modes.resumable import DurableMode, Resumable
 from sitemap_spider.modes.shared import SharedMode
 
@@ -20,11 +21,13 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
 
-__all__ = ["CrawlMode", "check", "configure", "for_crawler", "mode_class", "mode_of"]
+__all__ = ["CollectingMode", "CrawlMode", "check", "configure", "for_crawler", "mode_class", "mode_of"]
 
 
 def mode_class(settings: BaseSettings) -> type[CrawlMode]:
     """The mode the settings ask for; a one-process crawl decides later whether it starts a second process."""
+    if not settings.getbool("SITEMAP_PUBLISH", True):
+        return CollectingMode
     if settings.get("SITEMAP_REDIS_URL"):
         return SharedMode
     if settings.get("JOBDIR"):
@@ -50,6 +53,8 @@ def for_crawler(
     # A project that names its own SCHEDULER gets a crawl without the mode's state.
     if issubclass(cls, DurableMode) and crawler.settings.get("SCHEDULER") is cls.scheduler:
         return cls(crawler, config, target)
+    if cls is CollectingMode:
+        return CollectingMode(crawler, config, target.base_url(config), target.site.to_crawl)
     two = workers.for_crawler(crawler, config, target, spider_kwargs)
     if two is not None:
         return two
