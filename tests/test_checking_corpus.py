@@ -23,6 +23,11 @@ WILD = Path(__file__).parent / "data" / "wild"
 # inputs (relative to BROKEN) -> exactly the findings (rule, file name, line), and the exit code
 CORPUS: dict[str, tuple[list[tuple[str, str, int | None]], int]] = {
     "xml.not_well_formed.xml": ([("xml.not_well_formed", "xml.not_well_formed.xml", 3)], 1),
+    "xml.not_well_formed-huge_text.xml.gz": (
+        [("xml.not_well_formed", "xml.not_well_formed-huge_text.xml.gz", 3)],
+        1,
+    ),
+    "xml.not_well_formed-deep.xml": ([("xml.not_well_formed", "xml.not_well_formed-deep.xml", 3)], 1),
     "xml.dtd-xxe.xml": ([("xml.dtd", "xml.dtd-xxe.xml", 2)], 2),
     "xml.dtd-billion_laughs.xml": ([("xml.dtd", "xml.dtd-billion_laughs.xml", 2)], 2),
     "xml.encoding.xml": ([("xml.encoding", "xml.encoding.xml", 1)], 1),

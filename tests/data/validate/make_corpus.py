@@ -141,3 +141,6 @@ w("valid/urls.txt", "\ufeff" + E + "/\r\n" + E + "/a%20b\r\n\r\n" + E + "/%C3%A9
 w("valid/set/sitemap_index.xml", index(E + "/sitemap-1.xml.gz", E + "/sitemap-2.xml"))
 w("valid/set/sitemap-1.xml.gz", urlset(u(E + "/1", "<lastmod>2024-05-01</lastmod>")))
 w("valid/set/sitemap-2.xml", urlset(u(E + "/2", "<lastmod>2024-05-01T10:20:30Z</lastmod>")))
+# libxml2's own limits, without XML_PARSE_HUGE: a text node over 10 MB, nesting over 256 levels.
+w("broken/xml.not_well_formed-huge_text.xml.gz", urlset(u(E + "/" + "a" * 20_000_000)))
+w("broken/xml.not_well_formed-deep.xml", f"{HEAD}<urlset {NS}>\n{'<a>' * 1000}\n</urlset>\n")
