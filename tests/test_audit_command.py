@@ -100,3 +100,27 @@ def test_audit_reports_every_planted_defect_and_nothing_else(tmp_path: Path) -> 
     assert report["summary"]["errors"] == 7 and report["summary"]["warnings"] == 6
     assert "/private/x" not in fetched
     assert not (tmp_path / "out").exists()  # nothing published
+
+
+def test_a_sitemap_in_step_with_the_site_has_no_finding(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        o = server.origin
+        server.routes.update({
+            "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nAllow: /\n"),
+            "/current.xml": Route(headers=XML, body=urlset((o + "/", "2024-05-01"), (o + "/a", "2024-05-02"))),
+            "/": page("Home", links("/a")),
+            "/a": page("A", links("/"), headers=(("Last-Modified", "Thu, 02 May 2024 10:00:00 GMT"),)),
+        })  # fmt: skip
+        code, report, described = audit(o, "-a", f"sitemap={o}/current.xml", tmp_path=tmp_path)
+        fetched = server.targets()
+    assert code == 0, described
+    assert report["findings"] == []
+    assert [f["file"] for f in report["files"]] == [f"{o}/current.xml"]
+    assert "/sitemap.xml" not in fetched  # the sitemap named by -a, not the default one
+
+
+def test_audit_without_a_readable_sitemap_exits_2(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        code, report, described = audit(server.origin + "/", tmp_path=tmp_path)
+    assert code == 2, described
+    assert sorted(f["rule"] for f in report["findings"]) == ["read.fetch", "robots.no_sitemap"]
