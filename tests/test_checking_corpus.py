@@ -29,6 +29,10 @@ CORPUS: dict[str, tuple[list[tuple[str, str, int | None]], int]] = {
     ),
     "xml.not_well_formed-deep.xml": ([("xml.not_well_formed", "xml.not_well_formed-deep.xml", 3)], 1),
     "xml.dtd-xxe.xml": ([("xml.dtd", "xml.dtd-xxe.xml", 2)], 2),
+    "xml.dtd-behind_long_comment.xml": (
+        [("xml.not_well_formed", "xml.dtd-behind_long_comment.xml", 2)],
+        2,
+    ),
     "xml.dtd-billion_laughs.xml": ([("xml.dtd", "xml.dtd-billion_laughs.xml", 2)], 2),
     "xml.encoding.xml": ([("xml.encoding", "xml.encoding.xml", 1)], 1),
     "xml.root.xml": ([("xml.root", "xml.root.xml", 2)], 2),

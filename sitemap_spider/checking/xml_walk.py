@@ -45,15 +45,9 @@ def walk_xml(reader: BoundedReader, head: bytes, context: Context) -> None:
     if not _prolog_allowed(reader.head(MAX_PROLOG), context):
         return
     declared = _ENCODING.search(head[:200])
-    if declared and declared.group(1).decode("ascii", "replace").lower().replace("_", "-") not in (
-        "utf-8",
-        "utf8",
-    ):
-        context.finding(
-            "xml.encoding",
-            1,
-            f"declared encoding {declared.group(1).decode('ascii', 'replace')!r}: a sitemap must be UTF-8",
-        )
+    encoding = declared.group(1).decode("ascii", "replace") if declared else "UTF-8"
+    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        context.finding("xml.encoding", 1, f"declared encoding {encoding!r}: a sitemap must be UTF-8")
     walker: _Walker | None = None
     depth = 0
     try:
@@ -99,7 +93,9 @@ def _prolog_allowed(prolog: bytes, context: Context) -> bool:
             "xml.dtd", line, "a DOCTYPE: DTDs and entities are refused (XXE, entity expansion); not read"
         )
         return False
-    if not rest.startswith(b"<") and len(prolog) >= MAX_PROLOG:
+    # Anything but the root's start tag here ("<!--" unterminated, "<!" of any kind) would let
+    # libxml2 read on into what was not looked at: refused.
+    if rest.startswith(b"<!") or (not rest.startswith(b"<") and len(prolog) >= MAX_PROLOG):
         context.finding(
             "xml.not_well_formed", line, f"no root element in the first {MAX_PROLOG:,} bytes; not read"
         )

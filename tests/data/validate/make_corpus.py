@@ -144,3 +144,8 @@ w("valid/set/sitemap-2.xml", urlset(u(E + "/2", "<lastmod>2024-05-01T10:20:30Z</
 # libxml2's own limits, without XML_PARSE_HUGE: a text node over 10 MB, nesting over 256 levels.
 w("broken/xml.not_well_formed-huge_text.xml.gz", urlset(u(E + "/" + "a" * 20_000_000)))
 w("broken/xml.not_well_formed-deep.xml", f"{HEAD}<urlset {NS}>\n{'<a>' * 1000}\n</urlset>\n")
+# A DOCTYPE hidden behind a 70 KB comment: the prolog is not read past 64 KiB.
+w(
+    "broken/xml.dtd-behind_long_comment.xml",
+    f"{HEAD}<!--{'x' * 70_000}-->\n" + (B / "xml.dtd-xxe.xml").read_text()[len(HEAD) :],
+)
