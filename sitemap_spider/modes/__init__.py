@@ -26,13 +26,20 @@ __all__ = ["CollectingMode", "CrawlMode", "check", "configure", "for_crawler", "
 
 def mode_class(settings: BaseSettings) -> type[CrawlMode]:
     """The mode the settings ask for; a one-process crawl decides later whether it starts a second process."""
-    if not settings.getbool("SITEMAP_PUBLISH", True):
+    if not _publishes(settings):
         return CollectingMode
     if settings.get("SITEMAP_REDIS_URL"):
         return SharedMode
     if settings.get("JOBDIR"):
         return Resumable
     return CrawlMode
+
+
+def _publishes(settings: BaseSettings) -> bool:
+    try:
+        return settings.getbool("SITEMAP_PUBLISH", True)
+    except ValueError:
+        return True  # SitemapConfig names the bad value at start-up
 
 
 def configure(settings: BaseSettings) -> None:
