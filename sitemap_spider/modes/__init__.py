@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sitemap_spider.config import ConfigError
 from sitemap_spider.modes import workers
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.collecting import CollectingMode
@@ -49,7 +50,11 @@ def configure(settings: BaseSettings) -> None:
 
 def check(settings: BaseSettings, config: SitemapConfig) -> None:
     """Before any request: :class:`~sitemap_spider.config.ConfigError` when the mode cannot run."""
-    mode_class(settings).check(config)
+    cls = mode_class(settings)
+    if cls is CollectingMode and settings.get("JOBDIR"):
+        # What a collecting crawl keeps lives in memory: there would be nothing to resume.
+        raise ConfigError("SITEMAP_PUBLISH", "False (collecting) cannot be combined with JOBDIR")
+    cls.check(config)
 
 
 def for_crawler(

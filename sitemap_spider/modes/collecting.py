@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from scrapy import signals
 
+from sitemap_spider import stats as keys
 from sitemap_spider.config import ConfigError
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.sitemaps.urls import normalize_url
@@ -76,6 +77,8 @@ class CollectingMode(CrawlMode):
 
     def end(self, reason: str) -> None:
         self.end_reason = reason
+        if reason == "finished":
+            self.publisher.stats.set_value(keys.COLLECTED, len(self.entries))
         logger.info(
             "Crawl %s: %d page(s) listable, %d URL(s) left out; nothing published (SITEMAP_PUBLISH is False)",
             reason,
