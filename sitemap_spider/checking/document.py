@@ -44,7 +44,7 @@ def check_document(raw: BinaryIO, name: str, location: str | None, sink: Sink) -
         context.finding("limits.bytes", None, f"{exc}; the rest was not read")
     except BadGzip as exc:
         context.finding("read.gzip", None, f"gzip data: {exc}")
-    document.bytes = reader.count
+    document.bytes = max(reader.count, reader.looked_at)
     return document
 
 

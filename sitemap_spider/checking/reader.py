@@ -31,6 +31,8 @@ class BoundedReader:
         self._raw = raw
         self.limit = limit
         self.count = 0
+        #: Bytes looked at with head(), which a document refused unparsed was read up to.
+        self.looked_at = 0
         first = raw.read(2)
         self.gzipped = first == GZIP_MAGIC
         self._pending = b"" if self.gzipped else first
@@ -91,4 +93,5 @@ class BoundedReader:
             data += more
         self.count -= len(data)
         self._pending = data + self._pending
+        self.looked_at = max(self.looked_at, self.count + len(self._pending))
         return data
