@@ -147,6 +147,7 @@ class SitemapConfig:
     shared: SharedConfig | None = None
     indexnow: IndexNowConfig | None = None
     progress: str = "auto"
+    publish: bool = True
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -184,6 +185,7 @@ class SitemapConfig:
             shared=SharedConfig.from_settings(settings),
             indexnow=IndexNowConfig.from_settings(settings),
             progress=_read_progress(settings),
+            publish=read_bool(settings, "SITEMAP_PUBLISH"),
         )
 
     def listable(self, public_url: str) -> bool:

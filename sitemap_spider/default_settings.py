@@ -29,6 +29,8 @@ SITEMAP_PROGRESS = "auto"
 SITEMAP_SORT_RUN_SIZE = 100_000
 # `scrapy publish`: stop at the first bad input line instead of reporting and skipping it.
 SITEMAP_STOP_ON_BAD_INPUT = False
+# False: the crawl collects its entries and exclusions and publishes nothing (`scrapy audit`).
+SITEMAP_PUBLISH = True
 
 # --- Which URLs are listed ----------------------------------------------------
 # Regular expressions searched in the public URL: only matches of INCLUDE (if

@@ -14,3 +14,5 @@ NO_RENDER: Final = "sitemap_no_render"
 RESOURCE: Final = "sitemap_resource"
 #: The request's row in the JOBDIR state, or its lease in a shared crawl.
 STATE_ID: Final = "sitemap_state_id"
+#: `scrapy validate`: the document (checking.session.Target) a request fetches.
+VALIDATE_TARGET: Final = "sitemap_validate_target"

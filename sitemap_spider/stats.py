@@ -17,6 +17,8 @@ URLS: Final = "sitemap/urls"
 FILES: Final = "sitemap/files"
 #: Why nothing was published; absent when the set was published.
 NOT_PUBLISHED: Final = "sitemap/not_published"
+#: SITEMAP_PUBLISH=False: the listable pages a finished crawl kept instead of publishing them.
+COLLECTED: Final = "sitemap/collected"
 #: ``sitemap/excluded/<reason>``: URLs not listed, by reason (crawl/report.py's REASONS).
 EXCLUDED: Final = "sitemap/excluded/"
 #: Items the ``sitemap`` feed format could not hold (named in sitemaps/, which imports nothing of ours).

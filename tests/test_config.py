@@ -32,6 +32,7 @@ def test_defaults_are_valid_and_protocol_sized() -> None:
         ("SITEMAP_MAX_URLS", "many", "whole number"),
         ("SITEMAP_MAX_BYTES", "60000000", "52,428,800"),
         ("SITEMAP_GZIP", "perhaps", "true or false"),
+        ("SITEMAP_PUBLISH", "sometimes", "true or false"),
         ("SITEMAP_EXCLUDE", '["("]', "bad regular expression"),
         ("SITEMAP_INCLUDE", "[", "bad regular expression"),
         ("SITEMAP_DENY", '["ok", 3]', "list of regular expressions"),

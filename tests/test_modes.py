@@ -78,3 +78,15 @@ def test_a_scheduler_of_the_projects_own_means_no_state(
     )
     assert facts["mode"] == "CrawlMode"
     assert facts["scheduler"] == "Scheduler"
+
+
+def test_collecting_mode_publishes_nothing(case_site: RunningSite, tmp_path: Path) -> None:
+    probe = tmp_path / "probe.json"
+    crawl = crawl_site(
+        case_site, tmp_path, settings={**PROBE, "MODE_PROBE": str(probe), "SITEMAP_PUBLISH": "False"}, timeout=300
+    )
+    assert crawl.result.returncode == 0, crawl.result.describe()  # finished: nothing was to be published
+    assert json.loads(probe.read_text())["mode"] == "CollectingMode"
+    assert crawl.result.files() == {}
+    assert "nothing published (SITEMAP_PUBLISH is False)" in crawl.result.stderr
+    assert "no sitemap published" not in crawl.result.stderr

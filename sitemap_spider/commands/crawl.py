@@ -53,6 +53,8 @@ class Command(ScrapyCrawlCommand):
             self.exitcode = 1
         elif crawler.stats.get_value(keys.SHARED_PUBLISHER) is not None:
             pass  # a worker of a shared crawl that left publishing to another one
+        elif crawler.stats.get_value(keys.COLLECTED) is not None:
+            pass  # SITEMAP_PUBLISH=False: a finished crawl that was not to publish
         elif crawler.stats.get_value(keys.URLS) is None:
             why = crawler.stats.get_value(keys.NOT_PUBLISHED) or "the crawl failed"
             print(f"error: no sitemap published: {why}", file=sys.stderr)

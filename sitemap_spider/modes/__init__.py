@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sitemap_spider.config import ConfigError
 from sitemap_spider.modes import workers
 from sitemap_spider.modes.base import CrawlMode
+from sitemap_spider.modes.collecting import CollectingMode
 from sitemap_spider.modes.resumable import DurableMode, Resumable
 from sitemap_spider.modes.shared import SharedMode
 
@@ -20,16 +22,25 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
 
-__all__ = ["CrawlMode", "check", "configure", "for_crawler", "mode_class", "mode_of"]
+__all__ = ["CollectingMode", "CrawlMode", "check", "configure", "for_crawler", "mode_class", "mode_of"]
 
 
 def mode_class(settings: BaseSettings) -> type[CrawlMode]:
     """The mode the settings ask for; a one-process crawl decides later whether it starts a second process."""
+    if not _publishes(settings):
+        return CollectingMode
     if settings.get("SITEMAP_REDIS_URL"):
         return SharedMode
     if settings.get("JOBDIR"):
         return Resumable
     return CrawlMode
+
+
+def _publishes(settings: BaseSettings) -> bool:
+    try:
+        return settings.getbool("SITEMAP_PUBLISH", True)
+    except ValueError:
+        return True  # SitemapConfig names the bad value at start-up
 
 
 def configure(settings: BaseSettings) -> None:
@@ -39,7 +50,11 @@ def configure(settings: BaseSettings) -> None:
 
 def check(settings: BaseSettings, config: SitemapConfig) -> None:
     """Before any request: :class:`~sitemap_spider.config.ConfigError` when the mode cannot run."""
-    mode_class(settings).check(config)
+    cls = mode_class(settings)
+    if cls is CollectingMode and settings.get("JOBDIR"):
+        # What a collecting crawl keeps lives in memory: there would be nothing to resume.
+        raise ConfigError("SITEMAP_PUBLISH", "False (collecting) cannot be combined with JOBDIR")
+    cls.check(config)
 
 
 def for_crawler(
@@ -50,6 +65,8 @@ def for_crawler(
     # A project that names its own SCHEDULER gets a crawl without the mode's state.
     if issubclass(cls, DurableMode) and crawler.settings.get("SCHEDULER") is cls.scheduler:
         return cls(crawler, config, target)
+    if cls is CollectingMode:
+        return CollectingMode(crawler, config, target.base_url(config), target.site.to_crawl)
     two = workers.for_crawler(crawler, config, target, spider_kwargs)
     if two is not None:
         return two

@@ -1,0 +1,122 @@
+"""``scrapy audit``: what is wrong in a site's sitemaps compared with the live site?
+
+    scrapy audit https://www.example.com/ [-a sitemap=https://www.example.com/sitemap.xml] [--json]
+
+Two crawls in one process: the validate spider reads the sitemaps (robots.txt Sitemap: lines,
+else /sitemap.xml, or the one ``-a sitemap=`` names) and keeps every listed URL; then the
+sitemap spider crawls the site as ``scrapy crawl sitemap`` does, from the start page and every
+listed URL of the site, with ``SITEMAP_PUBLISH=False``: nothing is published. The findings are
+the validate rules plus the audit rules (README). Exit code 0: no error; 1: errors; 2: no sitemap
+could be read, or the crawl could not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+from scrapy.utils.log import configure_logging
+from twisted.internet.defer import Deferred
+
+from sitemap_spider.checking.audit import AuditSession, compare, crawl_facts, url_key
+from sitemap_spider.checking.report import as_json, as_text, exit_code
+from sitemap_spider.commands.validate_spider import ValidateSpider
+from sitemap_spider.modes.collecting import CollectingMode
+from sitemap_spider.sitemaps.urls import origin_of
+
+if TYPE_CHECKING:
+    import argparse
+
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_LEVEL": "WARNING"}
+
+    def syntax(self) -> str:
+        return "[options] <site URL>"
+
+    def short_desc(self) -> str:
+        return "Compare a site's sitemaps with a crawl of the site (nothing is published)"
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+        parser.add_argument(
+            "-a", dest="arguments", action="append", default=[], metavar="NAME=VALUE", help="sitemap=URL"
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) != 1 or not args[0].lower().startswith(("http://", "https://")):
+            raise UsageError("give the site's URL")
+        sitemap = self._sitemap_argument(opts.arguments)
+        assert self.settings is not None and self.crawler_process is not None
+        process = self.crawler_process
+        configure_logging(self.settings)
+        site = origin_of(url_key(args[0])) + "/"
+        session = AuditSession()
+        held: list[Crawler] = []
+        # The audit's crawl publishes nothing, and keeps what it found in one process. (Set on the
+        # process: a Crawler object given to crawl() gets the process settings again.)
+        self.settings.set("SITEMAP_PUBLISH", False, priority="cmdline")
+        self.settings.set("SITEMAP_WORKERS", "1", priority="cmdline")
+
+        def crawl_site(_: object) -> None:
+            if session.unread_inputs or not session.listed_urls:
+                return
+            starts = [
+                site,
+                *sorted(k for k in session.listed_urls if k != site and origin_of(k) + "/" == site),
+            ]
+            process.crawl("sitemap", url=" ".join(starts))
+            # Crawlers leave process.crawlers when they end: keep this one.
+            held.extend(c for c in process.crawlers if c.spidercls.name == "sitemap")
+
+        # The crawl of the site starts when the sitemaps have been read; the process runs
+        # until both crawls have ended (its join() waits while a crawl is active).
+        first = process.crawl(ValidateSpider, session=session, urls=[sitemap or site])
+        held.extend(process.crawlers)
+        if isinstance(first, Deferred):
+            first.addBoth(crawl_site)
+        elif isinstance(first, asyncio.Future):
+            first.add_done_callback(crawl_site)
+        process.start()
+        spiders = [crawler.spider for crawler in held]
+        robots = next((s.robots_sitemaps for s in spiders if isinstance(s, ValidateSpider)), {})
+        session.resolve_cross_submission(robots)
+        modes = [mode for s in spiders if isinstance(mode := getattr(s, "crawl_mode", None), CollectingMode)]
+        self.exitcode = self._compare(session, modes[0] if modes else None, site)
+        print(as_json(session) if opts.json else as_text(session))
+        sys.stdout.flush()
+
+    @staticmethod
+    def _sitemap_argument(arguments: list[str]) -> str | None:
+        sitemap = None
+        for argument in arguments:
+            name, _, value = argument.partition("=")
+            if name != "sitemap" or not value.lower().startswith(("http://", "https://")):
+                raise UsageError(f"unknown argument {argument!r}: the one argument is sitemap=<URL>")
+            sitemap = value
+        return sitemap
+
+    @staticmethod
+    def _compare(session: AuditSession, mode: CollectingMode | None, site: str) -> int:
+        if mode is None:
+            if not session.unread_inputs:
+                print(
+                    "error: the sitemaps list no URL to audit, or the crawl could not start", file=sys.stderr
+                )
+            return 2
+        if mode.end_reason != "finished":
+            print("error: the crawl of the site did not finish", file=sys.stderr)
+            return 2
+        entries = [(entry.loc, entry.lastmod) for entry in mode.entries]
+        compare(session, crawl_facts(entries, mode.excluded, mode.linked), site)
+        return exit_code(session)

@@ -1,0 +1,87 @@
+"""A crawl that publishes nothing: its entries, exclusions and the URLs its pages lead to are kept.
+
+``SITEMAP_PUBLISH = False`` chooses it. ``scrapy audit`` runs it in its own process and reads
+what it kept when the crawl has ended; everything stays in memory (a few hundred bytes per URL),
+so it is one process only: no second worker, no ``JOBDIR``, no Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from scrapy import signals
+
+from sitemap_spider import stats as keys
+from sitemap_spider.config import ConfigError
+from sitemap_spider.modes.base import CrawlMode
+from sitemap_spider.sitemaps.urls import normalize_url
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from sitemap_spider.config import SitemapConfig
+    from sitemap_spider.crawl.report import ExclusionStore
+    from sitemap_spider.sitemaps.entry import SitemapEntry
+
+logger = logging.getLogger(__name__)
+
+
+class CollectingMode(CrawlMode):
+    """One process; entries and exclusions kept in memory; the end publishes nothing."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: SitemapConfig,
+        base_url: str | None,
+        to_crawl: Callable[[str], str] = str,
+    ) -> None:
+        super().__init__(crawler, config, base_url, to_crawl)
+        self.entries: list[SitemapEntry] = []
+        self.excluded: list[tuple[str, str, str | None]] = []
+        #: Every URL a page led to (a link, a canonical URL, a redirect of such a request).
+        self.linked: set[str] = set()
+        self.end_reason: str | None = None
+        self.crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
+
+    @classmethod
+    def check(cls, config: SitemapConfig) -> None:
+        if config.shared is not None:
+            raise ConfigError(
+                "SITEMAP_PUBLISH", "False (collecting) cannot be combined with SITEMAP_REDIS_URL"
+            )
+
+    def _scheduled(self, request: Request) -> None:
+        # Start requests have no depth; what a page's callback yields has 1 or more.
+        if request.meta.get("depth", 0) >= 1:
+            self.linked.add(normalize_url(request.url) or request.url)
+
+    def keep(self, entry: SitemapEntry) -> None:
+        self.entries.append(entry)
+
+    def exclusion_store(self) -> ExclusionStore | None:
+        return self
+
+    def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
+        self.excluded.append((url, reason, detail))
+
+    def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
+        return iter(self.excluded)
+
+    def exclusion_counts(self) -> dict[str, int]:
+        return dict(Counter(reason for _, reason, _ in self.excluded))
+
+    def end(self, reason: str) -> None:
+        self.end_reason = reason
+        if reason == "finished":
+            self.publisher.stats.set_value(keys.COLLECTED, len(self.entries))
+        logger.info(
+            "Crawl %s: %d page(s) listable, %d URL(s) left out; nothing published (SITEMAP_PUBLISH is False)",
+            reason,
+            len(self.entries),
+            len(self.excluded),
+        )

@@ -1,0 +1,126 @@
+"""End-to-end test of ``scrapy audit`` (sitemap_spider/commands/audit.py) on a real local site whose
+sitemaps were left stale: every planted defect is reported, and nothing else."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.crawl_fixtures import REPO_ROOT
+from tests.site_server import HTML, SiteServer, html_page, links
+from tests.site_spec import Route
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+XML = (("Content-Type", "application/xml"),)
+BUILD_TIME = "2024-01-01"
+
+
+def urlset(*entries: tuple[str, str]) -> bytes:
+    urls = "".join(f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>\n" for loc, lastmod in entries)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n{urls}</urlset>\n'.encode()
+
+
+def page(title: str, body: str = "", head: str = "", headers: tuple[tuple[str, str], ...] = ()) -> Route:
+    return Route(headers=(("Content-Type", HTML), *headers), body=html_page(title, body, head))
+
+
+def plant(server: SiteServer, other: str) -> None:
+    """A site, and sitemaps written once and never updated since."""
+    o = server.origin
+    listed_a = ["/", "/a", "/old", "/gone", "/noidx", "/canon", "/private/x", "/orphan"]
+    server.routes.update({
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),),
+                             body=f"User-agent: *\nDisallow: /private/\nSitemap: {o}/sitemap_index.xml\n".encode()),
+        "/sitemap_index.xml": Route(headers=XML, body=(
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex {NS}>\n'
+            f"<sitemap><loc>{o}/sitemap-a.xml</loc></sitemap>\n<sitemap><loc>{o}/sitemap-b.xml</loc></sitemap>\n"
+            "</sitemapindex>\n").encode()),
+        "/sitemap-a.xml": Route(headers=XML, body=urlset(*((o + path, BUILD_TIME) for path in listed_a))),
+        "/sitemap-b.xml": Route(headers=XML, body=urlset(
+            (o + "/stale", BUILD_TIME), (o + "/a", BUILD_TIME), (other + "/page", BUILD_TIME), (o + "/future", "2999-01-01"),
+        )),
+        "/": page("Home", links("/a", "/old", "/gone", "/noidx", "/canon", "/private/x", "/stale", "/unlisted", "/future")),
+        "/a": page("A", links("/")),
+        "/old": Route(status=301, headers=(("Location", "/a"),)),
+        "/gone": Route(status=404, headers=(("Content-Type", HTML),), body=html_page("Gone")),
+        "/noidx": page("No index", links("/"), head='<meta name="robots" content="noindex">'),
+        "/canon": page("Copy of A", links("/"), head=f'<link rel="canonical" href="{o}/a">'),
+        "/private/x": page("Private"),
+        "/orphan": page("Nobody links here"),
+        "/stale": page("Stale", links("/"), headers=(("Last-Modified", "Mon, 01 Jan 2018 00:00:00 GMT"),)),
+        "/unlisted": page("Not in the sitemap", links("/")),
+        "/future": page("Future", links("/")),
+    })  # fmt: skip
+
+
+def audit(*args: str, tmp_path: Path) -> tuple[int, dict[str, Any], str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy", "audit", *args, "--json",
+         "-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False",
+         "-s", f"SITEMAP_OUTPUT_DIR={tmp_path / 'out'}", "-s", "SITEMAP_RENDER=never"],
+        check=False, cwd=REPO_ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    report: dict[str, Any] = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
+    return done.returncode, report, f"exit {done.returncode}\n{done.stdout[-5000:]}\n{done.stderr[-5000:]}"
+
+
+def test_audit_reports_every_planted_defect_and_nothing_else(tmp_path: Path) -> None:
+    with SiteServer() as server, SiteServer() as other:
+        plant(server, other.origin)
+        code, report, described = audit(server.origin + "/", tmp_path=tmp_path)
+        fetched = server.targets()
+    o = server.origin
+    assert code == 1, described
+    found = sorted(((f["rule"], f["url"]) for f in report["findings"]), key=str)
+    assert found == sorted([
+        ("audit.redirect", f"{o}/old"),
+        ("audit.http_error", f"{o}/gone"),
+        ("audit.noindex", f"{o}/noidx"),
+        ("audit.canonical", f"{o}/canon"),
+        ("audit.robots", f"{o}/private/x"),
+        ("audit.orphan", f"{o}/orphan"),
+        ("audit.lastmod_after_page", f"{o}/stale"),
+        ("audit.unlisted", f"{o}/unlisted"),
+        ("audit.lastmod_uniform", None),
+        ("audit.offsite", f"{other.origin}/page"),
+        ("loc.cross_submission", f"{other.origin}/page"),  # the protocol's side of the same URL
+        ("lastmod.future", f"{o}/future"),
+        ("duplicate.across_files", f"{o}/a"),
+    ], key=str), described  # fmt: skip
+    details = {f["rule"]: f["detail"] for f in report["findings"]}
+    assert details["audit.redirect"] == f"redirect: 301 to {o}/a"
+    assert details["audit.http_error"] == "http_error: 404"
+    assert details["audit.lastmod_uniform"].startswith(f"10 of 11 listed URLs have lastmod {BUILD_TIME}")
+    every = {"rule", "severity", "url", "file", "line", "detail"}
+    assert all(set(f) == every for f in report["findings"])
+    assert report["summary"]["errors"] == 7 and report["summary"]["warnings"] == 6
+    assert "/private/x" not in fetched
+    assert not (tmp_path / "out").exists()  # nothing published
+
+
+def test_a_sitemap_in_step_with_the_site_has_no_finding(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        o = server.origin
+        server.routes.update({
+            "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nAllow: /\n"),
+            "/current.xml": Route(headers=XML, body=urlset((o + "/", "2024-05-01"), (o + "/a", "2024-05-02"))),
+            "/": page("Home", links("/a")),
+            "/a": page("A", links("/"), headers=(("Last-Modified", "Thu, 02 May 2024 10:00:00 GMT"),)),
+        })  # fmt: skip
+        code, report, described = audit(o, "-a", f"sitemap={o}/current.xml", tmp_path=tmp_path)
+        fetched = server.targets()
+    assert code == 0, described
+    assert report["findings"] == []
+    assert [f["file"] for f in report["files"]] == [f"{o}/current.xml"]
+    assert "/sitemap.xml" not in fetched  # the sitemap named by -a, not the default one
+
+
+def test_audit_without_a_readable_sitemap_exits_2(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        code, report, described = audit(server.origin + "/", tmp_path=tmp_path)
+    assert code == 2, described
+    assert sorted(f["rule"] for f in report["findings"]) == ["read.fetch", "robots.no_sitemap"]
