@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from scrapy import signals
@@ -45,6 +45,7 @@ class CollectingMode(CrawlMode):
         self.excluded: list[tuple[str, str, str | None]] = []
         #: Every URL a page led to (a link, a canonical URL, a redirect of such a request).
         self.linked: set[str] = set()
+        self._counts: Counter[str] = Counter()
         self.end_reason: str | None = None
         self.crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
 
@@ -74,6 +75,12 @@ class CollectingMode(CrawlMode):
 
     def exclusion_counts(self) -> dict[str, int]:
         return dict(Counter(reason for _, reason, _ in self.excluded))
+
+    def add_counts(self, counts: Mapping[str, int]) -> None:
+        self._counts.update(counts)
+
+    def counts(self) -> dict[str, int]:
+        return dict(self._counts)
 
     def end(self, reason: str) -> None:
         self.end_reason = reason
