@@ -121,5 +121,9 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 # a project's own EXTENSIONS.
 EXTENSIONS = {"sitemap_spider.crawl.politeness.Politeness": 100}
 # Pages larger than this are not HTML anyone indexes whole; don't download them.
+# HttpCompressionMiddleware holds decompressed bodies (a gzip bomb) to it too.
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
+# Scrapy's 180 s, times three tries, let one page that trickles a byte a second hold a
+# slot for 9 minutes; a real page that needs more than 30 s is not one a search engine waits for.
+DOWNLOAD_TIMEOUT = 30
 USER_AGENT = "Mozilla/5.0 (compatible; sitemap_spider/0.1)"
