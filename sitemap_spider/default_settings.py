@@ -79,6 +79,9 @@ SITEMAP_REDIS_IDLE_SECONDS = 3.0
 # A worker silent for this long is taken for dead and what it had taken goes
 # back to the queue; must exceed any pause of a live worker (a long GC, a slow disk).
 SITEMAP_REDIS_LEASE_SECONDS = 30.0
+# A worker that cannot reach Redis (a restart, a network blip) pauses and tries again
+# for this long; after that the crawl stops with an error and publishes nothing.
+SITEMAP_REDIS_WAIT_SECONDS = 30.0
 
 # --- JavaScript rendering (scrapy-playwright) ----------------------------------
 # never: no browser; auto: render pages whose static HTML shows scripts build
