@@ -9,6 +9,7 @@ A real redis-server is really stopped and started again on the same port mid-cra
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -87,6 +88,11 @@ def start(site: RunningSite, directory: Path, server: RedisServer, wait: float =
     return workers
 
 
+def peak_mb(logs: list[str]) -> list[int]:
+    """Each worker's peak memory, from Scrapy's memusage/max stat in its log."""
+    return [int(found[-1]) // 2**20 for log in logs if (found := re.findall(r"'memusage/max': (\d+)", log))]
+
+
 def finish(workers: list[Worker]) -> tuple[list[int], list[str]]:
     try:
         results = [worker.finish(timeout=240) for worker in workers]
@@ -117,7 +123,10 @@ def test_a_restart_with_appendonly_loses_nothing(site: RunningSite, tmp_path: Pa
     assert_complete_set(site, tmp_path / "crawl" / "sitemaps")
     fetches = page_fetches(site)
     again = sum(n - 1 for n in fetches.values() if n > 1)
-    print(f"\nRedis restart (appendonly): {seconds:.1f} s, {again} pages fetched again of {len(fetches)}")
+    print(
+        f"\nRedis restart (appendonly): {seconds:.1f} s, {again} pages fetched again of {len(fetches)}, "
+        f"peak memory per worker {peak_mb(logs)} MB"
+    )
 
 
 @pytest.mark.parametrize("restarted", [True, False], ids=["restarted-empty", "gone"])
@@ -143,7 +152,10 @@ def test_a_lost_redis_publishes_nothing(site: RunningSite, tmp_path: Path, resta
     assert all(expected in log for log in logs), [log[-3000:] for log in logs]
     assert all("Sitemap NOT published" in log for log in logs), [log[-3000:] for log in logs]
     assert output_listing(output) == earlier
-    print(f"\nRedis {'restarted empty' if restarted else 'gone'}: both workers stopped {seconds:.1f} s later")
+    print(
+        f"\nRedis {'restarted empty' if restarted else 'gone'}: both workers stopped {seconds:.1f} s later, "
+        f"peak memory per worker {peak_mb(logs)} MB"
+    )
 
 
 @pytest.mark.parametrize("value", ["-1", "soon", "7200"])

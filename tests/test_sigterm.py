@@ -8,6 +8,7 @@ crawling processes the second one does not outlive the first.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -55,11 +56,15 @@ def test_sigterm_keeps_the_previous_set_byte_for_byte(site: RunningSite, tmp_pat
         process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=err)
         try:
             wait_for_fetches(site, PAGES // 3, process)
+            signalled = time.monotonic()
             assert terminate(process, terms) != 0
+            seconds = time.monotonic() - signalled
         finally:
             if process.poll() is None:
                 process.kill()
     stderr = (tmp_path / "stderr.txt").read_text(errors="replace")
+    peak = re.findall(r"'memusage/max': (\d+)", stderr)
+    print(f"\nSIGTERM x{terms}: exit {seconds:.1f} s after, peak {int(peak[-1]) // 2**20 if peak else '?'} MB")
     assert sum(page_fetches(site).values()) < PAGES, "the crawl was not interrupted"
     assert output_listing(output) == earlier, stderr[-3000:]
     if terms == 1:
@@ -82,6 +87,8 @@ def test_sigterm_with_jobdir_resumes_to_the_whole_set(site: RunningSite, tmp_pat
     assert output_listing(output) == earlier
     # The same command goes on where it stopped and publishes exactly the uninterrupted crawl's set.
     assert_complete(site, tmp_path, jobdir)
+    fetches = page_fetches(site)
+    print(f"\nSIGTERM x{terms} with JOBDIR: {sum(n - 1 for n in fetches.values() if n > 1)} pages fetched twice")
 
 
 @TERMS
