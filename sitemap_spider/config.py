@@ -76,6 +76,7 @@ class SharedConfig:
     resume: bool
     idle_seconds: float
     lease_seconds: float
+    wait_seconds: float = 30.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SharedConfig | None:
@@ -87,12 +88,14 @@ class SharedConfig:
             raise ConfigError("SITEMAP_REDIS_URL", f"needs a redis://, rediss:// or unix:// URL, got {url!r}")
         idle = read_number(settings, "SITEMAP_REDIS_IDLE_SECONDS", float, 0.1, 3600.0)
         lease = read_number(settings, "SITEMAP_REDIS_LEASE_SECONDS", float, 1.0, 86_400.0)
+        wait = read_number(settings, "SITEMAP_REDIS_WAIT_SECONDS", float, 0.0, 3600.0)
         return cls(
             redis_url=url,
             crawl_id=read_text(settings, "SITEMAP_CRAWL_ID"),
             resume=read_bool(settings, "SITEMAP_RESUME"),
             idle_seconds=idle,
             lease_seconds=lease,
+            wait_seconds=wait,
         )
 
 

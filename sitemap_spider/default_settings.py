@@ -85,6 +85,9 @@ SITEMAP_REDIS_IDLE_SECONDS = 3.0
 # A worker silent for this long is taken for dead and what it had taken goes
 # back to the queue; must exceed any pause of a live worker (a long GC, a slow disk).
 SITEMAP_REDIS_LEASE_SECONDS = 30.0
+# A worker that cannot reach Redis (a restart, a network blip) pauses and tries again
+# for this long; after that the crawl stops with an error and publishes nothing.
+SITEMAP_REDIS_WAIT_SECONDS = 30.0
 
 # --- JavaScript rendering (scrapy-playwright) ----------------------------------
 # never: no browser; auto: render pages whose static HTML shows scripts build
@@ -135,5 +138,9 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 # CrawlProgress: the progress line (SITEMAP_PROGRESS).
 EXTENSIONS = {"sitemap_spider.crawl.politeness.Politeness": 100, "sitemap_spider.progress.CrawlProgress": 500}
 # Pages larger than this are not HTML anyone indexes whole; don't download them.
+# HttpCompressionMiddleware holds decompressed bodies (a gzip bomb) to it too.
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
+# Scrapy's 180 s, times three tries, let one page that trickles a byte a second hold a
+# slot for 9 minutes; a real page that needs more than 30 s is not one a search engine waits for.
+DOWNLOAD_TIMEOUT = 30
 USER_AGENT = "Mozilla/5.0 (compatible; sitemap_spider/0.1)"

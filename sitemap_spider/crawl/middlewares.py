@@ -7,31 +7,38 @@ Spiders without a crawl mode get the library behaviour unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import urljoin, urlsplit
 
 from scrapy import Request, Spider
+from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
+from w3lib.url import safe_url_string
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
     from scrapy.robotstxt import RobotParser
 
     from sitemap_spider.crawl.report import CrawlReport
 
+#: The statuses RedirectMiddleware follows.
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 
 def _report(crawler: Any, request: Request) -> CrawlReport | None:
-    # Resources (scripts read to decide on rendering) are not pages: nothing to record.
-    if request.meta.get(meta.RESOURCE):
+    # Resources (scripts read to decide on rendering) and robots.txt are not pages: nothing to record.
+    if request.meta.get(meta.RESOURCE) or request.callback is NO_CALLBACK:
         return None
     # The crawl mode's report; spiders without a crawl mode get the library behaviour.
     mode = getattr(crawler.spider, "crawl_mode", None)
@@ -82,6 +89,12 @@ class _RecordRedirects:
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
         report = _report(self.crawler, request)
+        unsafe = _unsafe_location(request, response)
+        if unsafe is not None:
+            # Scrapy passes such a response on as a 3xx (file:, ftp:) or fails on it (javascript:).
+            if report is not None:
+                report.exclude(request.url, "redirect", f"{response.status} to {unsafe}: not followed")
+            raise IgnoreRequest(f"Redirect to {unsafe} not followed: only http and https are")
         try:
             result = super().process_response(request, response)  # type: ignore[misc]
         except IgnoreRequest:
@@ -106,12 +119,48 @@ class _RecordRedirects:
         return result
 
 
+def _unsafe_location(request: Request, response: Response) -> str | None:
+    """The target of an HTTP redirect to a scheme other than http and https, if it is one."""
+    location = response.headers.get("Location")
+    if response.status not in _REDIRECT_STATUSES or location is None or request.meta.get("dont_redirect"):
+        return None
+    target = urljoin(request.url, safe_url_string(location))
+    return None if urlsplit(target).scheme in ("http", "https") else target
+
+
 class RecordingRedirectMiddleware(_RecordRedirects, RedirectMiddleware):
     """RedirectMiddleware that records the redirecting URL as excluded."""
 
 
 class RecordingMetaRefreshMiddleware(_RecordRedirects, MetaRefreshMiddleware):
     """MetaRefreshMiddleware that records the refreshing URL as excluded."""
+
+
+class RecordingHttpCompressionMiddleware(HttpCompressionMiddleware):
+    """HttpCompressionMiddleware that records a body decompressed past DOWNLOAD_MAXSIZE (a gzip bomb).
+
+    The library stops inflating at the limit, so memory stays bounded, and drops the
+    response with IgnoreRequest, which the spider's errback does not record.
+    """
+
+    crawler: Crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        middleware = super().from_crawler(crawler)
+        middleware.crawler = crawler
+        return middleware
+
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Request | Response:
+        try:
+            return super().process_response(request, response)
+        except IgnoreRequest as error:
+            report = _report(self.crawler, request)
+            if report is not None:
+                report.exclude(request.url, "too_large", str(error))
+            raise
 
 
 class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):

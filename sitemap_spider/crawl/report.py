@@ -14,7 +14,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError
 from scrapy.statscollectors import StatsCollector
+from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.report import write_html
@@ -28,7 +30,9 @@ REASONS = {
     "redirect": "the URL redirects (HTTP 3xx or meta refresh); its target is judged instead",
     "http_error": "final status 4xx or 5xx",
     "status": "a 2xx status other than 200",
-    "error": "no response: connection refused, timeout, ...",
+    "error": "no response: connection refused, reset, ...",
+    "timeout": "no complete response within DOWNLOAD_TIMEOUT (a server that trickles or hangs)",
+    "too_large": "larger than DOWNLOAD_MAXSIZE, on the wire or once decompressed (a gzip bomb)",
     "offsite": "the page ended up on another origin",
     "robots": "disallowed by robots.txt",
     "non_html": "not text/html or application/xhtml+xml",
@@ -42,6 +46,16 @@ REASONS = {
     "too_long": "longer than the protocol's 2,048 characters",
     "invalid": "could not make a valid sitemap entry",
 }
+
+
+def error_reason(error: BaseException | None) -> str:
+    """The exclusion reason of a request that failed with ``error`` (one of :data:`REASONS`)."""
+    if isinstance(error, (DownloadTimeoutError, TimeoutError, TwistedTimeoutError)):
+        return "timeout"
+    # DOWNLOAD_MAXSIZE is the only thing that cancels downloads in this crawl.
+    if isinstance(error, DownloadCancelledError):
+        return "too_large"
+    return "error"
 
 
 def _row(url: str, reason: str, detail: str | None) -> dict[str, str]:

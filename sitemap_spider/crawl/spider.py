@@ -31,7 +31,7 @@ from sitemap_spider.crawl.pages import (
     robots_from_header,
     robots_from_meta,
 )
-from sitemap_spider.crawl.report import CrawlReport
+from sitemap_spider.crawl.report import CrawlReport, error_reason
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
@@ -188,7 +188,7 @@ class SitemapSpider(RenderingMixin, Spider):
             self.report.exclude(url, "http_error", str(response.status))
         elif not isinstance(error, IgnoreRequest):  # IgnoreRequest: recorded where it was dropped
             logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
-            self.report.exclude(request.url, "error", failure.getErrorMessage())
+            self.report.exclude(request.url, error_reason(error), failure.getErrorMessage())
         self.crawl_mode.request_done(request)
 
     def _request(self, url: str, skip: str | None = None) -> Request:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
@@ -28,6 +29,7 @@ _REPLACED_MIDDLEWARES = {
     RobotsTxtMiddleware: middlewares.RecordingRobotsTxtMiddleware,
     RedirectMiddleware: middlewares.RecordingRedirectMiddleware,
     MetaRefreshMiddleware: middlewares.RecordingMetaRefreshMiddleware,
+    HttpCompressionMiddleware: middlewares.RecordingHttpCompressionMiddleware,
 }
 
 

@@ -4,7 +4,7 @@ Playwright's own Chromium (``playwright install chromium``) is preferred; then
 a system Chromium or Chrome on the PATH; ``SITEMAP_BROWSER_PATH`` names one
 explicitly. Everything a page loads besides its own document and same-site
 scripts, XHR and fetch is aborted: images, fonts and analytics cost time and
-build no links.
+build no links. Nothing on another origin is requested, navigations included.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -102,14 +102,32 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+def leaves_origin(request: PlaywrightRequest) -> bool:
+    """Whether a request of the browser goes to another origin than the page's.
+
+    The page's first navigation (its frame still ``about:blank``) is the crawled URL,
+    which Scrapy's middlewares let through; nothing after it may leave its origin.
+    """
+    page_url = request.frame.page.main_frame.url
+    return page_url.startswith("http") and _origin(request.url) != _origin(page_url)
+
+
+def redirect_leaves_origin(request: PlaywrightRequest, location: str) -> bool:
+    """Whether a redirect of ``request`` to ``location`` goes to another origin than the page's."""
+    page_url = request.frame.page.main_frame.url
+    origin = _origin(page_url if page_url.startswith("http") else request.url)
+    return _origin(urljoin(request.url, location)) != origin
+
+
 def abort_request(request: PlaywrightRequest) -> bool:
-    """Whether the browser skips a sub-request: media, fonts, styles, other sites."""
-    if request.is_navigation_request():
-        return False
-    if request.resource_type not in _KEPT_RESOURCES:
+    """Whether the browser skips a request: media, fonts, styles, anything on another origin.
+
+    A script that navigates the page away (``location = "http://169.254.169.254/"``)
+    is aborted too: Chromium then shows its error page, which :func:`settle` refuses.
+    """
+    if not request.is_navigation_request() and request.resource_type not in _KEPT_RESOURCES:
         return True
-    page_url = request.frame.url
-    return bool(page_url) and page_url.startswith("http") and _origin(request.url) != _origin(page_url)
+    return leaves_origin(request)
 
 
 async def settle(page: Page, timeout_ms: float) -> None:
@@ -120,3 +138,6 @@ async def settle(page: Page, timeout_ms: float) -> None:
         await page.wait_for_load_state("networkidle", timeout=timeout_ms)
     except PlaywrightTimeout:
         logger.debug("Network not idle after %s ms on %s; reading the DOM as it is", timeout_ms, page.url)
+    if not page.url.startswith("http"):
+        # Not the page's DOM: Chromium's error page after a navigation to another origin was aborted.
+        raise RuntimeError(f"the page tried to navigate to another origin (the browser shows {page.url})")

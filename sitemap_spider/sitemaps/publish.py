@@ -9,6 +9,8 @@ complete, valid set is moved into place.
 from __future__ import annotations
 
 import logging
+import shutil
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -102,6 +104,9 @@ class SitemapSetBuilder:
         self.options = options
         self._storage = SitemapStorage(options.output_dir)
         self._staging = self._storage.staging_dir()
+        # A process that exits without publishing or discarding (a second Ctrl-C or SIGTERM stops
+        # Scrapy's reactor at once) still removes its staging directory on the way out.
+        weakref.finalize(self, shutil.rmtree, self._staging, ignore_errors=True)
         try:
             sort_dir = self._staging / _SORT_DIR
             sort_dir.mkdir()

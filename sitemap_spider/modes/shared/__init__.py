@@ -92,6 +92,17 @@ class SharedMode(DurableMode):
         self.state.seeded()
 
     def end(self, reason: str) -> None:
+        failure = self.state.failure
+        if failure is not None:
+            # The entries and exclusions are in a Redis that is gone or lost them: no set, no report.
+            try:
+                self.publisher.discard()
+                self.publisher.not_published(failure)
+            finally:
+                if self.report is not None:
+                    self.report.close()
+                self.state.close()
+            return
         if reason == "finished" and not self.state.publishes:
             self._leave()
         else:

@@ -6,6 +6,7 @@ the entries and exclusions every worker stores, and the coordinated end.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -21,6 +22,7 @@ from twisted.internet import task
 
 from sitemap_spider import stats as keys
 from sitemap_spider.modes.engine import wake_engine
+from sitemap_spider.modes.shared.connection import PatientRedis
 from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider.sitemaps.entry import SitemapEntry
 
@@ -79,7 +81,7 @@ class SharedCrawl:
         self.crawl_id = config.crawl_id or target.site.crawl_origin
         self.keys = CrawlKeys(self.crawl_id)
         self.worker = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
-        self.redis = redis.Redis.from_url(config.redis_url)
+        self.redis = PatientRedis.connect(config.redis_url, config.wait_seconds, self._stop)
         self.role = "worker"  # started / joined / resumed, then publish / leave / gone
         self.publisher: str | None = None
         self._leases: set[str] = set()
@@ -132,8 +134,15 @@ class SharedCrawl:
         self._beat.start(self._interval, now=True)
 
     def _heartbeat(self) -> None:
+        if self.failure is not None:
+            return
         try:
-            self._script["heartbeat"](keys=[self.keys.workers], args=[self.worker])
+            status = self._script["heartbeat"](keys=[self.keys.workers, self.keys.meta], args=[self.worker])
+            if status is None:
+                # A Redis restarted without persistence (or flushed): the frontier, the seen set
+                # and the entries are gone, and a set made of what is left would be partial.
+                self.redis.fail(f"Redis lost the data of shared crawl {self.crawl_id} (restarted without persistence?)")
+                return
             # Busy workers put back a dead one's requests too, so they wait no longer than its lease.
             self._put_back_dead()
         except redis.RedisError as exc:
@@ -222,11 +231,20 @@ class SharedCrawl:
     # --- the end ---------------------------------------------------------------
     def on_idle(self, spider: Spider) -> None:
         """spider_idle: keep this worker open until the whole crawl has ended."""
+        if self.failure is not None:
+            return
         if self._leases:
             # The engine is idle, so no response of ours is being handled: these were missed.
             logger.warning("Releasing %d leases not marked done", len(self._leases))
             for lease in list(self._leases):
                 self.done(lease)
+        # Nothing is in flight, so any lease Redis still holds for this worker is an orphan: a
+        # take whose answer a dropped connection lost, or one a Redis restarted from its
+        # append-only file or a snapshot had. Its request goes back to the queue.
+        orphans = self._requeue(self.worker)
+        if orphans:
+            logger.warning("Put back %d requests Redis held for this worker without it knowing", orphans)
+            raise DontCloseSpider
         if self._put_back_dead():
             raise DontCloseSpider
         k = self.keys
@@ -255,10 +273,24 @@ class SharedCrawl:
         self.redis.hset(self.keys.meta, "status", "finished")
         self._finished = True
 
+    @property
+    def failure(self) -> str | None:
+        """Why this worker gave up on Redis, if it did: the crawl stops and publishes nothing."""
+        return self.redis.failure
+
+    def _stop(self, why: str) -> None:
+        logger.error("Shared crawl %s stops: %s", self.crawl_id, why)
+        engine = self.crawler.engine
+        if engine is not None and engine.spider is not None:
+            asyncio.ensure_future(engine.close_spider_async(reason="redis_failed"))
+
     def close(self) -> None:
         """Stop beating; give back what this worker had not finished; drop a published crawl's data."""
         if self._beat.running:
             self._beat.stop()
+        if self.failure is not None:
+            self.redis.close()  # Redis cannot be trusted or reached: its leases run out on their own
+            return
         moved = self._requeue(self.worker)
         if moved:
             logger.info("Put back %d requests this worker had not finished", moved)

@@ -116,7 +116,8 @@ redis.call('HSET', KEYS[1], 'publisher', ARGV[1])
 return {'publish', ARGV[1]}
 """
 
-_HEARTBEAT = _NOW + "redis.call('ZADD', KEYS[1], now, ARGV[1])"
+# KEYS: workers, meta; ARGV: worker -> the crawl's status (nil: Redis lost the crawl's data)
+_HEARTBEAT = _NOW + "redis.call('ZADD', KEYS[1], now, ARGV[1]) return redis.call('HGET', KEYS[2], 'status')"
 
 _SCRIPTS = {
     "join": _JOIN, "take": _TAKE, "push": _PUSH, "done": _DONE,

@@ -1,0 +1,69 @@
+"""The shared crawl's Redis client: it waits out a Redis that is briefly unreachable, then gives up for good."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, cast
+
+import redis
+
+logger = logging.getLogger(__name__)
+
+# How often a command is tried again while Redis does not answer.
+_RETRY_EVERY = 0.5
+
+
+class PatientRedis(redis.Redis):
+    """A Redis client whose commands wait up to ``wait_seconds`` for an unreachable Redis.
+
+    A restart or a network blip of a few seconds costs a pause: the command is tried
+    again every half second, blocking this worker, which can do nothing without Redis
+    anyway. Once the wait runs out, :attr:`failure` says why, ``on_failure`` is told,
+    and every later command fails at once: the crawl stops and publishes nothing,
+    rather than go on with entries or links that could not be stored.
+    """
+
+    wait_seconds: float = 30.0
+    failure: str | None = None
+    on_failure: Callable[[str], None] | None = None
+
+    @classmethod
+    def connect(cls, url: str, wait_seconds: float, on_failure: Callable[[str], None]) -> PatientRedis:
+        # A connection attempt to a host that does not answer must not outlast the whole wait.
+        client = cast("PatientRedis", cls.from_url(url, socket_connect_timeout=max(0.5, min(5.0, wait_seconds))))
+        client.wait_seconds = wait_seconds
+        client.on_failure = on_failure
+        return client
+
+    def fail(self, why: str) -> None:
+        """Give up on Redis: every command from now on fails at once."""
+        if self.failure is None:
+            self.failure = why
+            if self.on_failure is not None:
+                self.on_failure(why)
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        if self.failure is not None:
+            raise redis.ConnectionError(self.failure)
+        started: float | None = None
+        while True:
+            try:
+                result = super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                now = time.monotonic()
+                if started is None:
+                    started = now
+                    logger.warning(
+                        "Redis does not answer (%s); waiting up to %s s for it (SITEMAP_REDIS_WAIT_SECONDS)",
+                        exc, self.wait_seconds,
+                    )  # fmt: skip
+                if now - started >= self.wait_seconds:
+                    self.fail(f"Redis did not answer for {self.wait_seconds:g} s (SITEMAP_REDIS_WAIT_SECONDS): {exc}")
+                    raise
+                time.sleep(min(_RETRY_EVERY, self.wait_seconds - (now - started)))
+            else:
+                if started is not None:
+                    logger.warning("Redis answers again after %.1f s", time.monotonic() - started)
+                return result

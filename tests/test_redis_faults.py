@@ -1,0 +1,165 @@
+"""A shared crawl whose Redis restarts or goes away: it survives, or stops and publishes nothing.
+
+A real redis-server is really stopped and started again on the same port mid-crawl:
+- with ``appendonly yes`` the crawl survives the restart and publishes the whole set;
+- without persistence Redis comes back empty: the workers stop with a clear error and
+  the set published before stays byte for byte;
+- gone for longer than SITEMAP_REDIS_WAIT_SECONDS: the same.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from sitemap_spider.config import ConfigError
+from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_site
+from tests.generated_site import build_generated_site
+from tests.redis_fixtures import REDIS_SERVER, free_port
+from tests.test_config import config
+from tests.test_resumable import page_fetches, publish_earlier_set, wait_for_fetches
+from tests.test_shared import SHARED, Worker, assert_complete_set, assert_one_publisher
+from tests.test_sigterm import output_listing
+
+PAGES = 1500
+
+
+class RedisServer:
+    """A redis-server on a fixed port and directory that a test can stop and start again."""
+
+    def __init__(self, directory: Path, *, appendonly: bool) -> None:
+        self.port = free_port()
+        self.directory = directory
+        self.appendonly = appendonly
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes" if self.appendonly else "no", "--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:  # still starting (or loading its append-only file)
+                assert self.process.poll() is None, "redis-server did not start"
+                assert time.monotonic() < deadline, "redis-server did not answer"
+                time.sleep(0.05)
+        client.close()
+
+    def stop(self) -> None:
+        """SIGTERM: a clean shutdown, as `systemctl restart redis` does (the append-only file is flushed)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+
+
+@pytest.fixture
+def site() -> Iterator[RunningSite]:
+    with serve_site(lambda origin, _other: build_generated_site(origin, PAGES)) as running:
+        yield running
+
+
+def start(site: RunningSite, directory: Path, server: RedisServer, wait: float = 30.0) -> list[Worker]:
+    """Two workers of one shared crawl; they wait ``wait`` s for an unreachable Redis."""
+    settings = {"SITEMAP_REDIS_URL": server.url, "SITEMAP_REDIS_WAIT_SECONDS": str(wait), **SHARED}
+    args = crawl_command(site.start_url, directory, settings=settings)
+    directory.mkdir(parents=True, exist_ok=True)
+    workers = []
+    for n in range(2):
+        log = directory / f"worker-{n}.log"
+        with log.open("w", encoding="utf-8") as out:
+            process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out, text=True)
+        workers.append(Worker(process, log))
+    return workers
+
+
+def peak_mb(logs: list[str]) -> list[int]:
+    """Each worker's peak memory, from Scrapy's memusage/max stat in its log."""
+    return [int(found[-1]) // 2**20 for log in logs if (found := re.findall(r"'memusage/max': (\d+)", log))]
+
+
+def finish(workers: list[Worker]) -> tuple[list[int], list[str]]:
+    try:
+        results = [worker.finish(timeout=240) for worker in workers]
+    finally:
+        for worker in workers:
+            if worker.process.poll() is None:
+                worker.process.kill()
+    return [code for code, _ in results], [log for _, log in results]
+
+
+def test_a_restart_with_appendonly_loses_nothing(site: RunningSite, tmp_path: Path) -> None:
+    server = RedisServer(tmp_path, appendonly=True)
+    server.start()
+    try:
+        started = time.monotonic()
+        workers = start(site, tmp_path / "crawl", server)
+        wait_for_fetches(site, PAGES // 3, workers[0].process)
+        server.stop()
+        time.sleep(3.0)
+        server.start()
+        codes, logs = finish(workers)
+        seconds = time.monotonic() - started
+    finally:
+        server.stop()
+    assert codes == [0, 0], [log[-3000:] for log in logs]
+    assert any("Redis does not answer" in log for log in logs), "Redis was not restarted mid-crawl"
+    assert_one_publisher(logs)
+    assert_complete_set(site, tmp_path / "crawl" / "sitemaps")
+    fetches = page_fetches(site)
+    again = sum(n - 1 for n in fetches.values() if n > 1)
+    print(
+        f"\nRedis restart (appendonly): {seconds:.1f} s, {again} pages fetched again of {len(fetches)}, "
+        f"peak memory per worker {peak_mb(logs)} MB"
+    )
+
+
+@pytest.mark.parametrize("restarted", [True, False], ids=["restarted-empty", "gone"])
+def test_a_lost_redis_publishes_nothing(site: RunningSite, tmp_path: Path, restarted: bool) -> None:
+    server = RedisServer(tmp_path, appendonly=False)
+    server.start()
+    output = tmp_path / "crawl" / "sitemaps"
+    earlier = publish_earlier_set(site, output)
+    try:
+        workers = start(site, tmp_path / "crawl", server, wait=3.0)
+        wait_for_fetches(site, PAGES // 3, workers[0].process)
+        server.stop()
+        stopped = time.monotonic()
+        if restarted:
+            time.sleep(1.0)
+            server.start()  # empty: no persistence
+        codes, logs = finish(workers)
+        seconds = time.monotonic() - stopped
+    finally:
+        server.stop()
+    assert codes == [1, 1], [log[-3000:] for log in logs]
+    expected = "Redis lost the data of shared crawl" if restarted else "(SITEMAP_REDIS_WAIT_SECONDS)"
+    assert all(expected in log for log in logs), [log[-3000:] for log in logs]
+    assert all("Sitemap NOT published" in log for log in logs), [log[-3000:] for log in logs]
+    assert output_listing(output) == earlier
+    print(
+        f"\nRedis {'restarted empty' if restarted else 'gone'}: both workers stopped {seconds:.1f} s later, "
+        f"peak memory per worker {peak_mb(logs)} MB"
+    )
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "7200"])
+def test_a_bad_wait_setting_names_it(value: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        config(SITEMAP_REDIS_URL="redis://127.0.0.1:1/0", SITEMAP_REDIS_WAIT_SECONDS=value)
+    assert str(error.value).startswith("SITEMAP_REDIS_WAIT_SECONDS")
