@@ -101,6 +101,15 @@ SITEMAP_MAX_CRAWL_DELAY = 60.0
 # this, and the doubling pause without Retry-After stops growing at it; 0: no back-off.
 SITEMAP_MAX_BACKOFF = 120.0
 
+# --- Crawl history (history/) ------------------------------------------------
+# The SQLite file of what the last published crawl saw (dates changes, asks for 304s,
+# keeps failing pages listed); None: .scrapy/sitemap-history/<origin>.sqlite in the
+# project's data directory; "off" or "": no history. Never inside SITEMAP_OUTPUT_DIR.
+SITEMAP_HISTORY: str | None = None
+# A page of the last set that fails (timeout, connection error, 5xx, 429) stays listed
+# with its previous entry for this many days since it was last fetched well.
+SITEMAP_KEEP_FAILED_DAYS = 7.0
+
 # --- Scrapy settings this crawl changes -------------------------------------
 ROBOTSTXT_OBEY = True
 # Breadth-first: with a depth limit, Scrapy's default LIFO order would drop pages

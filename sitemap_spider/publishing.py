@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,8 @@ class SetPublisher:
         self.builder: SitemapSetBuilder | None = None
         #: Why entries could not be stored (a full disk): the crawl stops, nothing is published.
         self.failed: str | None = None
+        #: Called right after a publish (the crawl history's commit); returns fields for the report.
+        self.after_publish: Callable[[], dict[str, Any]] | None = None
 
     @property
     def stats(self) -> StatsCollector:
@@ -131,6 +134,7 @@ class SetPublisher:
             if result.duplicates:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
             summary.update(self._summary(result))
+            summary.update(self._run_after_publish())
             self._log_summary(result, self.report.excluded_counts())
             self._log_rendering()
             return True
@@ -140,6 +144,17 @@ class SetPublisher:
             summary.setdefault("not_published", self.stats.get_value(keys.NOT_PUBLISHED))
             self.report.write(summary)
             self.report.close()
+
+    def _run_after_publish(self) -> dict[str, Any]:
+        # The set is out: a failure here is reported, never turned into a failed publish.
+        if self.after_publish is None:
+            return {}
+        try:
+            return self.after_publish()
+        except (sqlite3.Error, OSError) as exc:
+            logger.error("The sitemap is published, but the crawl history could not be updated: %s", exc)
+            self.stats.set_value(keys.HISTORY_NOT_UPDATED, str(exc))
+            return {"history_not_updated": str(exc)}
 
     def discard(self) -> None:
         """Drop what was collected: nothing is published."""

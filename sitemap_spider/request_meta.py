@@ -14,3 +14,5 @@ NO_RENDER: Final = "sitemap_no_render"
 RESOURCE: Final = "sitemap_resource"
 #: The request's row in the JOBDIR state, or its lease in a shared crawl.
 STATE_ID: Final = "sitemap_state_id"
+#: The request asks the server whether the page changed since the crawl history's record (304 or 200).
+CONDITIONAL: Final = "sitemap_conditional"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Generator, Iterable, Iterator
 from typing import Any
 from urllib.parse import urljoin
 
@@ -20,7 +20,6 @@ from sitemap_spider import modes
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import CrawlTarget, SitemapConfig
-from sitemap_spider.crawl.dates import lastmod_from_header
 from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.pages import (
     RobotsDirectives,
@@ -31,6 +30,7 @@ from sitemap_spider.crawl.pages import (
     robots_from_header,
     robots_from_meta,
 )
+from sitemap_spider.crawl.recrawl import Recrawl, response_facts
 from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
@@ -55,6 +55,7 @@ class SitemapSpider(RenderingMixin, Spider):
     target: CrawlTarget
     crawl_mode: modes.CrawlMode
     link_finder: LinkFinder
+    recrawl: Recrawl
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -85,6 +86,7 @@ class SitemapSpider(RenderingMixin, Spider):
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
+        spider.recrawl = Recrawl(spider.crawl_mode.history, target.site.crawl_origin, config.keep_failed_days, crawler)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
@@ -114,6 +116,10 @@ class SitemapSpider(RenderingMixin, Spider):
         if not self.target.site.in_scope(url):
             self.report.exclude(url, "offsite")
             return
+        if response.status == 304:
+            for result in self._not_modified(response, url):
+                yield result
+            return
         if response.status != 200:
             self.report.exclude(url, "status", str(response.status))
             return
@@ -135,10 +141,10 @@ class SitemapSpider(RenderingMixin, Spider):
         header_canonical = canonical_from_header(response.headers.getlist("Link"))
         return {
             "url": url,
-            "lastmod": lastmod_from_header(response.headers.get("Last-Modified")),
             "noindex": header_robots.noindex,
             "nofollow": header_robots.nofollow,
             "canonical": self._resolve(response.url, header_canonical),
+            **response_facts(response),
         }
 
     def _judge(self, response: TextResponse, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
@@ -148,7 +154,8 @@ class SitemapSpider(RenderingMixin, Spider):
         directives = robots_from_meta(response.selector, self.config.robots_agents).merge(
             RobotsDirectives(facts["noindex"], facts["nofollow"])
         )
-        yield from self._follow(response, directives)
+        links: list[str] = []
+        yield from self._follow(response, directives, links if self.recrawl.store is not None else None)
 
         href = canonical_from_html(response.selector)
         canonical = self._resolve(get_base_url(response), href) if href else facts["canonical"]
@@ -161,50 +168,104 @@ class SitemapSpider(RenderingMixin, Spider):
         if directives.noindex and not self.config.include_noindex:
             self.report.exclude(url, "noindex")
             return
-        public = site.to_public(url)
+        public = self._listable(url)
+        if public is None:
+            return
+        # Rendered pages hash their DOM: an app shell is the same bytes on every route.
+        digest = content_digest(response.body) if self.config.dedupe_content else None
+        lastmod, record = self.recrawl.judge(url, public, facts, response.selector.root, digest, links)
+        yield self._entry(public, lastmod, digest)
+        if record is not None:
+            self.crawl_mode.observe(record)
+
+    def _listable(self, url: str) -> str | None:
+        """The public URL to list for a crawled one, or None (recorded) when its URL keeps it out."""
+        public = self.target.site.to_public(url)
         if len(public) > MAX_LOC_LENGTH:
             self.report.exclude(url, "too_long")
-            return
+            return None
         if not self.config.listable(public):
             self.report.exclude(url, "pattern")
-            return
+            return None
+        return public
+
+    def _entry(self, public: str, lastmod: str | None, digest: str | None) -> SitemapEntry:
         rule = self.config.rule_for(public)
-        yield SitemapEntry(
+        return SitemapEntry(
             loc=public,
-            lastmod=facts["lastmod"],
+            lastmod=lastmod,
             changefreq=rule.changefreq if rule else None,
             priority=rule.priority if rule else None,
-            # Rendered pages hash their DOM: an app shell is the same bytes on every route.
-            content_digest=content_digest(response.body) if self.config.dedupe_content else None,
+            content_digest=digest,
         )
 
-    def on_error(self, failure: Failure) -> None:
-        """A request that produced no page: record why (robots and scope record themselves)."""
+    def _not_modified(self, response: Response, url: str) -> Iterator[Request | SitemapEntry]:
+        """A 304: the page is as the history has it; its stored links lead the crawl on."""
+        record = self.recrawl.not_modified(url, response)
+        if record is None:
+            self.report.exclude(url, "status", "304 without a history record")
+            return
+        links = [link for link in record.links(self.target.site.crawl_origin) if self.link_finder.mark(link)]
+        yield from self._requests_for(links, response)
+        public = self._listable(url)
+        if public is not None:
+            yield self._entry(public, record.lastmod, record.content_digest)
+            self.crawl_mode.observe(record)
+
+    def on_error(self, failure: Failure) -> Iterator[Request]:
+        """A request that produced no page: record why (robots and scope record themselves).
+
+        A page of the last set that fails for a reason that may pass (no response, 5xx,
+        429) stays listed as it was, and its stored links are followed.
+        """
         error = failure.value
         request: Request = failure.request  # type: ignore[attr-defined]
         if isinstance(error, HttpError):
             response: Response = error.response
             url = normalize_url(response.url) or response.url
-            self.report.exclude(url, "http_error", str(response.status))
+            if not (yield from self._keep(url, response.status, response)):
+                self.report.exclude(url, "http_error", str(response.status))
         elif not isinstance(error, IgnoreRequest):  # IgnoreRequest: recorded where it was dropped
             logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
-            self.report.exclude(request.url, "error", failure.getErrorMessage())
+            if not (yield from self._keep(request.url, 0, None)):
+                self.report.exclude(request.url, "error", failure.getErrorMessage())
         self.crawl_mode.request_done(request)
 
-    def _request(self, url: str, skip: str | None = None) -> Request:
-        return Request(url, callback=self.parse, errback=self.on_error, meta={meta.SKIP: skip} if skip else None)
+    def _keep(self, url: str, status: int, response: Response | None) -> Generator[Request, None, bool]:
+        """List a page of the last set that failed now as it was; returns whether it was kept."""
+        record = self.recrawl.kept(url, status)
+        public = None if record is None else self._listable(url)
+        if record is None or public is None:
+            return False
+        logger.warning("Kept %s listed as the last crawl saw it (this crawl: %s)", url, status or "no response")
+        self.crawl_mode.keep_previous(self._entry(public, record.lastmod, record.content_digest), record)
+        links = [link for link in record.links(self.target.site.crawl_origin) if self.link_finder.mark(link)]
+        if response is not None:
+            yield from self._requests_for(links, response)
+        else:
+            yield from (self._request(link) for link in links)
+        return True
 
-    def _follow(self, response: TextResponse, directives: RobotsDirectives) -> Iterator[Request]:
+    def _request(self, url: str, skip: str | None = None) -> Request:
+        request = Request(url, callback=self.parse, errback=self.on_error, meta={meta.SKIP: skip} if skip else None)
+        return request if skip else self.recrawl.prepare(request)
+
+    def _follow(
+        self, response: TextResponse, directives: RobotsDirectives, every: list[str] | None = None
+    ) -> Iterator[Request]:
+        """Request the page's new links; ``every`` receives all the links followed (for the history)."""
         if directives.nofollow and not self.config.follow_nofollow:
             return
         # Most links of a page point to pages met before (navigation, footers): the finder
         # drops them before they are resolved, normalised, made Requests and fingerprinted,
         # which was 2/3 of the crawl's CPU (BENCHMARKS.md).
-        hrefs = self.link_finder.new_links(response)
+        hrefs = self.link_finder.new_links(response, every)
         # Refreshes the MetaRefreshMiddleware did not take as redirects (long delays).
         refresh = get_meta_refresh(response)[1]
         if refresh:
             hrefs.append(refresh)
+            if every is not None:
+                every.append(refresh)
         yield from self._requests_for(hrefs, response)
 
     def _hand_over(self, url: str, response: Response, skip: str | None = None) -> bool:

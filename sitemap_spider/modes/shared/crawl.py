@@ -20,6 +20,7 @@ from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
 from sitemap_spider import stats as keys
+from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider.sitemaps.entry import SitemapEntry
@@ -53,7 +54,7 @@ def _text(value: Any) -> str:
 class CrawlKeys:
     """The Redis keys of one shared crawl."""
 
-    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded")
+    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "history")
 
     def __init__(self, crawl_id: str) -> None:
         self.prefix = f"{KEY_PREFIX}:{crawl_id}:"
@@ -207,6 +208,14 @@ class SharedCrawl:
     def exclusion_counts(self) -> dict[str, int]:
         counts = self.redis.hgetall(self.keys.excluded)
         return {_text(reason): int(count) for reason, count in sorted(counts.items())}
+
+    def add_observation(self, record: PageRecord) -> None:
+        """A page's crawl history record: the worker that publishes commits them all."""
+        self.redis.hset(self.keys.history, record.url, record.to_json())
+
+    def observations(self) -> Iterator[PageRecord]:
+        for _url, value in self.redis.hscan_iter(self.keys.history):
+            yield PageRecord.from_json(value)
 
     # --- the end ---------------------------------------------------------------
     def on_idle(self, spider: Spider) -> None:
