@@ -33,6 +33,7 @@ def page(token: str = "a1", minute: str = "01", title: str = "A post", extra: st
         ("CSRF tokens, nonces, related links, cache-busters, stamps", page(token="zz9", minute="59")),
         ("whitespace only", page().replace("First <b>", "First\n   <b>")),
         ("a generated-at line inside main", page(extra="<p>Generated at 10:11:12</p>")),
+        ("a rendered-in stamp inside main", page(extra="<p>Rendered in 0.0123 s at 10:11:12.</p>")),
         ("a clock time inside main", page(extra="<p>10:11:12</p>").replace("10:11:12", "23:59:58")),
         ("a hidden box", page(extra='<div hidden>token 1234</div>')),
         ("a sidebar widget by class", page(extra='<div class="widget sidebar">Popular: X</div>')),
@@ -45,6 +46,8 @@ def test_noise_does_not_change_the_fingerprint(label: str, other: str) -> None:
         base_extra = "<p>10:11:12</p>"
     elif "generated-at" in label:
         base_extra = "<p>Generated at 09:00:00</p>"
+    elif "rendered-in" in label:
+        base_extra = "<p>Rendered in 0.9876 s at 09:00:00.</p>"
     assert fingerprint(page(extra=base_extra)) == fingerprint(other), label
 
 

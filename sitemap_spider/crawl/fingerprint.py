@@ -30,7 +30,8 @@ _NOISE_NAMES = re.compile(
 )
 # Text that stamps the response rather than the content: "generated at ...", clock times.
 _STAMP_SENTENCE = re.compile(
-    r"\b(?:generated|rendered|served|built|cached|page\s+(?:created|loaded))\b[^.\n]*", re.IGNORECASE
+    r"\b(?:generated|rendered|served|built|cached|page\s+(?:created|loaded))\b(?:[^.\n]|\.(?=\S))*",
+    re.IGNORECASE,
 )
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s*(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT))?")
 _SPACE = re.compile(r"\s+")
