@@ -95,7 +95,7 @@ def test_json_ld_comes_before_meta_tags() -> None:
 
 
 def _evidence(
-    header: str | None = None, metadata: str | None = None, fingerprint: str = "f1", fetched: datetime = RESPONSE
+    header: str | None = None, metadata: str | None = None, fingerprint: str = "v1:f1", fetched: datetime = RESPONSE
 ) -> Evidence:
     return Evidence(header, RESPONSE, parse_page_date(metadata), fingerprint, fetched)
 
@@ -109,18 +109,19 @@ CHANGED_AT = "2026-11-24T10:00:00+00:00"
         ("old Last-Modified", _evidence(OLD_HEADER), None, "2024-05-01T10:20:30+00:00"),
         ("Last-Modified = Date: no date", _evidence(NOW_HEADER), None, None),
         ("Last-Modified a few s before Date", _evidence("Tue, 24 Nov 2026 09:59:55 GMT"), None, None),
-        ("Last-Modified after Date", _evidence("Tue, 24 Nov 2026 11:00:00 GMT"), None, None),
+        ("Last-Modified 2 s after Date", _evidence("Tue, 24 Nov 2026 10:00:02 GMT"), None, None),
+        ("Last-Modified well after Date", _evidence("Tue, 24 Nov 2026 11:00:00 GMT"), None, "2026-11-24T11:00:00+00:00"),
         ("Last-Modified = Date, metadata", _evidence(NOW_HEADER, "2025-01-02"), None, "2025-01-02"),
-        ("metadata beats history", _evidence(None, "2025-01-02"), Prior("f1", None, "2020-01-01"), "2025-01-02"),
+        ("metadata beats history", _evidence(None, "2025-01-02"), Prior("v1:f1", None, "2020-01-01"), "2025-01-02"),
         ("first seen, no evidence", _evidence(), None, None),
-        ("unchanged keeps none", _evidence(), Prior("f1", None, None), None),
-        ("unchanged keeps its date", _evidence(NOW_HEADER), Prior("f1", None, "2025-05-05"), "2025-05-05"),
-        ("changed: dated at this fetch", _evidence(NOW_HEADER, fingerprint="f2"), Prior("f1", None, None), CHANGED_AT),
+        ("unchanged keeps none", _evidence(), Prior("v1:f1", None, None), None),
+        ("unchanged keeps its date", _evidence(NOW_HEADER), Prior("v1:f1", None, "2025-05-05"), "2025-05-05"),
+        ("changed: dated at this fetch", _evidence(NOW_HEADER, fingerprint="v1:f2"), Prior("v1:f1", None, None), CHANGED_AT),
         ("Last-Modified moving, content not", _evidence("Mon, 02 Nov 2026 00:00:00 GMT"),
-         Prior("f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-01T00:00:00+00:00"),
-        ("Last-Modified moving with the content", _evidence("Mon, 02 Nov 2026 00:00:00 GMT", fingerprint="f2"),
-         Prior("f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-02T00:00:00+00:00"),
-        ("Last-Modified steady", _evidence(OLD_HEADER), Prior("f1", OLD_HEADER, "x"), "2024-05-01T10:20:30+00:00"),
+         Prior("v1:f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-01T00:00:00+00:00"),
+        ("Last-Modified moving with the content", _evidence("Mon, 02 Nov 2026 00:00:00 GMT", fingerprint="v1:f2"),
+         Prior("v1:f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-02T00:00:00+00:00"),
+        ("Last-Modified steady", _evidence(OLD_HEADER), Prior("v1:f1", OLD_HEADER, "x"), "2024-05-01T10:20:30+00:00"),
     ],
 )
 def test_choose_lastmod(label: str, evidence: Evidence, prior: Prior | None, expected: str | None) -> None:

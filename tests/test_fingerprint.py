@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from parsel import Selector
 
-from sitemap_spider.crawl.fingerprint import content_fingerprint
+from sitemap_spider.crawl.fingerprint import VERSION, content_fingerprint, same_content
 
 BASE = """<!DOCTYPE html><html><head><title>Post</title>
 <meta name="csrf-token" content="{token}"><script nonce="{token}">var t = "{token}";</script>
@@ -74,6 +74,16 @@ def test_without_main_the_single_article_then_the_body_count() -> None:
 def test_text_after_a_skipped_element_counts() -> None:
     html = "<html><body><main><p>a <script>x</script> tail {n}</p></main></body></html>"
     assert fingerprint(html.format(n=1)) != fingerprint(html.format(n=2))
+
+
+@pytest.mark.parametrize(
+    ("before", "now", "same"),
+    [("v1:aa", "v1:aa", True), ("v1:aa", "v1:bb", False), ("v0:aa", "v1:bb", True), ("aa", "v1:bb", True),
+     (None, "v1:aa", False), (None, None, True)],
+)
+def test_fingerprints_of_another_version_count_as_unchanged(before: str | None, now: str | None, same: bool) -> None:
+    assert same_content(before, now) is same
+    assert fingerprint(page()).startswith(VERSION)
 
 
 def test_the_tree_is_left_as_it_was() -> None:

@@ -91,3 +91,9 @@ def test_the_history_never_lives_in_the_output_directory(tmp_path: Path) -> None
     assert "SITEMAP_OUTPUT_DIR" in (inside.problem(ORIGIN, tmp_path / "out", scrapyd=False) or "")
     beside = HistoryLocation.from_value(str(tmp_path / "history.sqlite"))
     assert beside.problem(ORIGIN, tmp_path / "out", scrapyd=True) is None
+
+
+def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> None:
+    packed = pack_links([ORIGIN + "/a", "https://www.example.com/b", "https://www.example.com"], ORIGIN,
+                        "https://www.example.com")
+    assert unpack_links(packed, ORIGIN) == [ORIGIN + "/a", ORIGIN + "/b"]

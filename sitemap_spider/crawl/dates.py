@@ -17,6 +17,8 @@ from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from sitemap_spider.crawl.fingerprint import same_content
+
 # Real servers still send the two obsolete forms RFC 9110 section 5.6.7 asks
 # recipients to accept; email.utils does not read them.
 _OBSOLETE_FORMATS = (
@@ -160,11 +162,13 @@ def header_date(evidence: Evidence, prior: Prior | None) -> str | None:
     moment = parse_http_date(evidence.last_modified)
     if moment is None:
         return None
-    if moment >= evidence.response_time - RESPONSE_TIME_SLACK:
-        return None  # stamped "now" (or in the future): it says nothing about the content
+    if abs(moment - evidence.response_time) <= RESPONSE_TIME_SLACK:
+        # Stamped "now": it says nothing about the content. (A date further ahead is the
+        # server's claim, as before the history: Last-Modified has always been believed.)
+        return None
     if (
         prior is not None
-        and prior.fingerprint == evidence.fingerprint
+        and same_content(prior.fingerprint, evidence.fingerprint)
         and prior.last_modified is not None
         and parse_http_date(prior.last_modified) != moment
     ):
@@ -181,6 +185,6 @@ def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
         return evidence.metadata.text
     if prior is None or evidence.fingerprint is None:
         return None  # seen for the first time, no evidence
-    if prior.fingerprint == evidence.fingerprint:
+    if same_content(prior.fingerprint, evidence.fingerprint):
         return prior.lastmod
     return w3c_datetime(evidence.fetched_at)  # changed since the last crawl: first seen now

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
 from typing import Any
 
 # Elements whose whole subtree is not content (or not text: forms' fields hold tokens).
@@ -33,8 +32,10 @@ _STAMP_SENTENCE = re.compile(
     r"\b(?:generated|rendered|served|built|cached|page\s+(?:created|loaded))\b(?:[^.\n]|\.(?=\S))*",
     re.IGNORECASE,
 )
+#: Changes whenever the same page would give another fingerprint (see same_content).
+VERSION = "v1:"
+_STAMP_WORDS = ("generated", "rendered", "served", "built", "cached", "page")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s*(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT))?")
-_SPACE = re.compile(r"\s+")
 
 
 def content_fingerprint(root: Any) -> str:
@@ -42,55 +43,69 @@ def content_fingerprint(root: Any) -> str:
 
     ``root`` is ``response.selector.root``: the crawl parses each page once.
     """
-    digest = hashlib.blake2b(digest_size=12)
-    main = _main(root)
-    # The main element itself is content whatever its class says; its tail is outside it.
-    for token in _content(main):
-        digest.update(token.encode("utf-8", "surrogatepass"))
-        digest.update(b"\x00")
-    return digest.hexdigest()
+    parts: list[str] = []
+    _collect(_main(root), parts)
+    # One pass of the patterns over the whole text, not one per text node (5x faster);
+    # the newlines between nodes end a stamp's sentence at its element.
+    text = "\n".join(parts)
+    lowered = text.lower()
+    # Python's re tries the stamp's alternation at every position: look for its words first.
+    if any(word in lowered for word in _STAMP_WORDS):
+        text = _STAMP_SENTENCE.sub(" ", text)
+    if ":" in text:
+        text = _CLOCK.sub(" ", text)
+    text = " ".join(text.split())
+    return VERSION + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def same_content(before: str | None, now: str | None) -> bool:
+    """Whether two fingerprints say the content did not change.
+
+    Fingerprints of another version of this module cannot be compared: taken as unchanged,
+    so that an upgrade does not date every page at the crawl after it.
+    """
+    if before == now or before is None or now is None:
+        return before == now
+    return before.split(":", 1)[0] != now.split(":", 1)[0]
 
 
 def _main(root: Any) -> Any:
-    """The element holding the page's main content."""
-    for path in ("//main", "//*[@role='main']"):
-        found = root.xpath(path)
-        if len(found) == 1:
-            return found[0]
-    articles = root.xpath("//article")
+    """The element holding the page's main content: the one <main>, else the one <article>, else <body>."""
+    mains = [e for e in root.iter("main")] or [e for e in root.iter() if e.get("role") == "main"]
+    if len(mains) == 1:
+        return mains[0]
+    articles = list(root.iter("article"))
     if len(articles) == 1:
         return articles[0]
-    body = root.xpath("//body")
-    return body[0] if body else root
+    return next(root.iter("body"), root)
 
 
 def _is_noise(element: Any) -> bool:
     tag = element.tag
     if not isinstance(tag, str):
         return True  # comments and processing instructions
-    if tag.lower() in _SKIPPED_TAGS or element.get("hidden") is not None:
+    if tag in _SKIPPED_TAGS or element.get("hidden") is not None:
         return True
-    if (element.get("role") or "").lower() in _SKIPPED_ROLES:
+    role = element.get("role")
+    if role is not None and role.lower() in _SKIPPED_ROLES:
         return True
-    names = f"{element.get('class') or ''} {element.get('id') or ''}"
-    return bool(names.strip()) and _NOISE_NAMES.search(names) is not None
+    names = element.get("class")
+    ident = element.get("id")
+    if ident is not None:
+        names = f"{names} {ident}" if names else ident
+    return names is not None and _NOISE_NAMES.search(names) is not None
 
 
-def _content(element: Any) -> Iterator[str]:
-    """An element's text and image sources, in document order."""
-    if element.tag == "img" and element.get("src"):
-        yield "img:" + element.get("src").split("?", 1)[0]
-    yield from _clean(element.text)
+def _collect(element: Any, parts: list[str]) -> None:
+    """An element's text and image sources, in document order (the element itself is content)."""
+    if element.tag == "img":
+        src = element.get("src")
+        if src:
+            parts.append("img:" + src.split("?", 1)[0])
+    if element.text:
+        parts.append(element.text)
     for child in element:
         if not _is_noise(child):
-            yield from _content(child)
-        yield from _clean(child.tail)  # the text after a skipped element is content
-
-
-def _clean(text: str | None) -> Iterator[str]:
-    if not text:
-        return
-    text = _CLOCK.sub(" ", _STAMP_SENTENCE.sub(" ", text))
-    text = _SPACE.sub(" ", text).strip()
-    if text:
-        yield text
+            _collect(child, parts)
+        if child.tail:
+            parts.append(child.tail)  # the text after a skipped element is content

@@ -9,7 +9,9 @@ records and builds the new ones. Without a history, only the dates a page gives 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
+from collections.abc import Generator, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +20,7 @@ from scrapy import Request
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.dates import Evidence, Prior, choose_lastmod, metadata_date, parse_http_date
-from sitemap_spider.crawl.fingerprint import content_fingerprint
+from sitemap_spider.crawl.fingerprint import content_fingerprint, same_content
 from sitemap_spider.history.record import PageRecord, pack_links
 
 if TYPE_CHECKING:
@@ -26,8 +28,15 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
+    from sitemap_spider.config import CrawlTarget
+    from sitemap_spider.crawl.links import LinkFinder
+    from sitemap_spider.crawl.report import CrawlReport
     from sitemap_spider.history.record import Outcome
     from sitemap_spider.history.store import HistoryStore
+    from sitemap_spider.modes.base import CrawlMode
+    from sitemap_spider.sitemaps.entry import SitemapEntry
+
+logger = logging.getLogger(__name__)
 
 DAY = 86_400.0
 #: Statuses after which a page of the last set is kept listed (with no response at all: 0).
@@ -56,9 +65,13 @@ def response_facts(response: Response) -> dict[str, Any]:
 class Recrawl:
     """Reads the history for the spider and builds this crawl's records."""
 
-    def __init__(self, store: HistoryStore | None, origin: str, keep_failed_days: float, crawler: Crawler) -> None:
+    def __init__(
+        self, store: HistoryStore | None, target: CrawlTarget, keep_failed_days: float, crawler: Crawler
+    ) -> None:
         self.store = store
-        self.origin = origin
+        self.origin = target.site.crawl_origin
+        # Links written with the public origin (a staging copy's) are the crawled origin's.
+        self._link_origins = (self.origin, target.site.public_origin)
         self.keep_seconds = keep_failed_days * DAY
         self.crawler = crawler
 
@@ -105,7 +118,9 @@ class Recrawl:
         ))
         if self.store is None:
             return lastmod, None
-        outcome: Outcome = "new" if prior is None else "unchanged" if prior.fingerprint == fingerprint else "changed"
+        outcome: Outcome = (
+            "new" if prior is None else "unchanged" if same_content(prior.fingerprint, fingerprint) else "changed"
+        )
         self.stats.inc_value(keys.HISTORY + outcome)
         now = facts["fetched_at"]
         record = PageRecord(
@@ -119,7 +134,7 @@ class Recrawl:
             lastmod=lastmod,
             status=200,
             last_ok=now,
-            outlinks=pack_links(links, self.origin),
+            outlinks=pack_links(links, *self._link_origins),
             content_digest=digest,
             outcome=outcome,
         )
@@ -146,3 +161,54 @@ class Recrawl:
         if record is None or not is_transient(status) or time.time() - record.last_ok > self.keep_seconds:
             return None
         return dataclasses.replace(record, status=status, outcome="kept")
+
+
+class RecrawlMixin:
+    """The spider's answers to a 304 and to a failure of a page the history knows.
+
+    :class:`~sitemap_spider.crawl.spider.SitemapSpider` gives it the report, the crawl
+    mode, the link finder, and how it lists a URL and requests links.
+    """
+
+    recrawl: Recrawl
+    crawl_mode: CrawlMode
+    link_finder: LinkFinder
+    target: CrawlTarget
+
+    if TYPE_CHECKING:  # defined by the spider; declared here for the type checker
+
+        @property
+        def report(self) -> CrawlReport: ...
+
+        def _listable(self, url: str) -> str | None: ...
+
+        def _entry(self, public: str, lastmod: str | None, digest: str | None) -> SitemapEntry: ...
+
+        def _requests_for(self, hrefs: Iterable[str], response: Response | Request) -> Iterator[Request]: ...
+
+    def _stored_links(self, record: PageRecord, source: Response | Request) -> Iterator[Request]:
+        links = [link for link in record.links(self.target.site.crawl_origin) if self.link_finder.mark(link)]
+        return self._requests_for(links, source)
+
+    def _not_modified(self, response: Response, url: str) -> Iterator[Request | SitemapEntry]:
+        """A 304: the page is as the history has it; its stored links lead the crawl on."""
+        record = self.recrawl.not_modified(url, response)
+        if record is None:
+            self.report.exclude(url, "status", "304 without a history record")
+            return
+        yield from self._stored_links(record, response)
+        public = self._listable(url)
+        if public is not None:
+            yield self._entry(public, record.lastmod, record.content_digest)
+            self.crawl_mode.observe(record)
+
+    def _keep(self, url: str, status: int, request: Request) -> Generator[Request, None, bool]:
+        """List a page of the last set that failed now as it was, follow its stored links; whether it was kept."""
+        record = self.recrawl.kept(url, status)
+        public = None if record is None else self._listable(url)
+        if record is None or public is None:
+            return False
+        logger.warning("Kept %s listed as the last crawl saw it (this crawl: %s)", url, status or "no response")
+        self.crawl_mode.keep_previous(self._entry(public, record.lastmod, record.content_digest), record)
+        yield from self._stored_links(record, request)
+        return True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Generator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 from urllib.parse import urljoin
 
@@ -30,7 +30,7 @@ from sitemap_spider.crawl.pages import (
     robots_from_header,
     robots_from_meta,
 )
-from sitemap_spider.crawl.recrawl import Recrawl, response_facts
+from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
@@ -43,7 +43,7 @@ from sitemap_spider.sitemaps.urls import normalize_url
 logger = logging.getLogger(__name__)
 
 
-class SitemapSpider(RenderingMixin, Spider):
+class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
     """Crawl one site breadth-first; yield a :class:`SitemapEntry` for each indexable page.
 
     ``-a url=`` one or more start URLs (one origin); ``-a public_url=`` the
@@ -55,7 +55,6 @@ class SitemapSpider(RenderingMixin, Spider):
     target: CrawlTarget
     crawl_mode: modes.CrawlMode
     link_finder: LinkFinder
-    recrawl: Recrawl
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -86,7 +85,7 @@ class SitemapSpider(RenderingMixin, Spider):
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
-        spider.recrawl = Recrawl(spider.crawl_mode.history, target.site.crawl_origin, config.keep_failed_days, crawler)
+        spider.recrawl = Recrawl(spider.crawl_mode.history, target, config.keep_failed_days, crawler)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
@@ -199,19 +198,6 @@ class SitemapSpider(RenderingMixin, Spider):
             content_digest=digest,
         )
 
-    def _not_modified(self, response: Response, url: str) -> Iterator[Request | SitemapEntry]:
-        """A 304: the page is as the history has it; its stored links lead the crawl on."""
-        record = self.recrawl.not_modified(url, response)
-        if record is None:
-            self.report.exclude(url, "status", "304 without a history record")
-            return
-        links = [link for link in record.links(self.target.site.crawl_origin) if self.link_finder.mark(link)]
-        yield from self._requests_for(links, response)
-        public = self._listable(url)
-        if public is not None:
-            yield self._entry(public, record.lastmod, record.content_digest)
-            self.crawl_mode.observe(record)
-
     def on_error(self, failure: Failure) -> Iterator[Request]:
         """A request that produced no page: record why (robots and scope record themselves).
 
@@ -223,28 +209,13 @@ class SitemapSpider(RenderingMixin, Spider):
         if isinstance(error, HttpError):
             response: Response = error.response
             url = normalize_url(response.url) or response.url
-            if not (yield from self._keep(url, response.status, response)):
+            if not (yield from self._keep(url, response.status, request)):
                 self.report.exclude(url, "http_error", str(response.status))
         elif not isinstance(error, IgnoreRequest):  # IgnoreRequest: recorded where it was dropped
             logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
-            if not (yield from self._keep(request.url, 0, None)):
+            if not (yield from self._keep(request.url, 0, request)):
                 self.report.exclude(request.url, "error", failure.getErrorMessage())
         self.crawl_mode.request_done(request)
-
-    def _keep(self, url: str, status: int, response: Response | None) -> Generator[Request, None, bool]:
-        """List a page of the last set that failed now as it was; returns whether it was kept."""
-        record = self.recrawl.kept(url, status)
-        public = None if record is None else self._listable(url)
-        if record is None or public is None:
-            return False
-        logger.warning("Kept %s listed as the last crawl saw it (this crawl: %s)", url, status or "no response")
-        self.crawl_mode.keep_previous(self._entry(public, record.lastmod, record.content_digest), record)
-        links = [link for link in record.links(self.target.site.crawl_origin) if self.link_finder.mark(link)]
-        if response is not None:
-            yield from self._requests_for(links, response)
-        else:
-            yield from (self._request(link) for link in links)
-        return True
 
     def _request(self, url: str, skip: str | None = None) -> Request:
         request = Request(url, callback=self.parse, errback=self.on_error, meta={meta.SKIP: skip} if skip else None)
@@ -268,11 +239,12 @@ class SitemapSpider(RenderingMixin, Spider):
                 every.append(refresh)
         yield from self._requests_for(hrefs, response)
 
-    def _hand_over(self, url: str, response: Response, skip: str | None = None) -> bool:
+    def _hand_over(self, url: str, response: Response | Request, skip: str | None = None) -> bool:
         """Send a URL another process owns to it (a crawl mode with more than one process)."""
         return self.crawl_mode.hand_over(url, response.meta.get("depth", 0) + 1, skip)
 
-    def _requests_for(self, hrefs: Iterable[str], response: Response) -> Iterator[Request]:
+    def _requests_for(self, hrefs: Iterable[str], response: Response | Request) -> Iterator[Request]:
+        """Requests for links found on a page (or stored for it: ``response`` may be its request)."""
         site = self.target.site
         offsite = 0
         for href in hrefs:

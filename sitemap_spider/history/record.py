@@ -67,9 +67,10 @@ class PageRecord:
         return unpack_links(self.outlinks, origin)
 
 
-def pack_links(urls: Iterable[str], origin: str) -> bytes:
-    """The links of a page on ``origin`` as their paths, once each, compressed: a few bytes a link."""
-    paths = dict.fromkeys(url[len(origin):] for url in urls if url.startswith(origin + "/"))
+def pack_links(urls: Iterable[str], *origins: str) -> bytes:
+    """The links of a page on one of ``origins`` as their paths, once each, compressed: a few bytes a link."""
+    prefixes = tuple(dict.fromkeys(origin + "/" for origin in origins))
+    paths = dict.fromkeys(url[url.index("/", url.index("//") + 2):] for url in urls if url.startswith(prefixes))
     return zlib.compress("\n".join(paths).encode("utf-8")) if paths else b""
 
 
