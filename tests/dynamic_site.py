@@ -32,6 +32,7 @@ from tests.site_spec import Route, SiteRequest
 KINDS = ("plain", "plain", "now", "jsonld", "meta", "etag")
 SECTIONS = 10
 PAGE = re.compile(r"/p/(\d+)(/notes)?")
+MOVED = re.compile(r"/q/(\d+)")
 SECTION = re.compile(r"/section/(\d+)")
 
 
@@ -41,6 +42,7 @@ class Page:
     version: int = 1
     deleted: bool = False
     failing: bool = False
+    moved: bool = False  # /p/<n> answers 301 to /q/<n>, which serves it (same ETag)
 
     @property
     def kind(self) -> str:
@@ -95,11 +97,17 @@ class DynamicSite:
                     f'<li><a href="/p/{p.n}">Page {p.n}</a></li>' for p in self.live() if p.n % SECTIONS == k
                 )
                 return self._html(f"Section {k}", f"<ul>{items}</ul>")
+            moved = MOVED.fullmatch(target)
+            if moved is not None:
+                page = self.pages.get(int(moved.group(1)))
+                return NOT_FOUND if page is None or not page.moved else self._page(page, dict(request.headers))
             match = PAGE.fullmatch(target)
             page = None if match is None else self.pages.get(int(match.group(1)))
             if page is None or page.deleted or (match and match.group(2) and page.kind != "etag"):
                 return NOT_FOUND
             assert match is not None
+            if page.moved and not match.group(2):
+                return Route(status=301, headers=(("Location", f"/q/{page.n}"),), body=b"")
             if match.group(2):
                 return self._html(f"Notes of page {page.n}", f"<p>Notes on page {page.n}.</p>")
             return self._page(page, dict(request.headers))

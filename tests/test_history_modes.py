@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawl_fixtures import REPO_ROOT, crawl_command, run_crawl
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
 from tests.dynamic_site import DynamicSite
 from tests.site_server import SiteServer
+from tests.sitemap_check import read_sitemap_set
 from tests.test_history import SETTINGS, Crawl, Model, _check, _crawl
 
 PAGES = 120
@@ -134,3 +135,33 @@ def test_a_bad_history_place_fails_at_start_up(tmp_path: Path, value: str, probl
     result = run_crawl("http://127.0.0.1:9/", tmp_path, settings={"SITEMAP_HISTORY": setting})
     assert result.returncode != 0
     assert "SITEMAP_HISTORY" in result.stderr and problem in result.stderr, result.describe()
+
+
+def test_a_redirect_drops_the_validators_of_the_redirecting_url(tmp_path: Path) -> None:
+    """/p/<n> moves to /q/<n> with the same ETag: asked with /p/<n>'s validators, /q/<n> would answer
+    304 for a page the history does not know, and be lost."""
+    site = DynamicSite(60)
+    moved = [n for n in range(60) if site.pages[n].kind == "etag"][:4]
+    with SiteServer() as server:
+        site.serve(server)
+        first = run_crawl(server.origin + "/", tmp_path, "-a", "render=never", settings=SETTINGS)
+        assert first.returncode == 0, first.describe()
+        for n in moved:
+            site.pages[n].moved = True
+        site.statuses.clear()
+        second = run_crawl(server.origin + "/", tmp_path, "-a", "render=never", settings=SETTINGS)
+        conditional_to_moved = [
+            r for r in server.requests if r.target.startswith("/q/") and "If-None-Match" in dict(r.headers)
+        ]
+    assert second.returncode == 0, second.describe()
+    assert not conditional_to_moved
+    assert second.report is not None
+    listed = set(_locs(second))
+    for n in moved:
+        assert f"{server.origin}/q/{n}" in listed and f"{server.origin}/p/{n}" not in listed
+    assert not [row for row in second.report["excluded_urls"] if "304" in row.get("detail", "")]
+
+
+def _locs(result: CrawlResult) -> list[str]:
+    start = next(arg for arg in result.args if arg.startswith("url="))[len("url="):]
+    return [entry["loc"] for entry in read_sitemap_set(result.output_dir, start)]

@@ -91,6 +91,10 @@ def test_the_history_never_lives_in_the_output_directory(tmp_path: Path) -> None
     assert "SITEMAP_OUTPUT_DIR" in (inside.problem(ORIGIN, tmp_path / "out", scrapyd=False) or "")
     beside = HistoryLocation.from_value(str(tmp_path / "history.sqlite"))
     assert beside.problem(ORIGIN, tmp_path / "out", scrapyd=True) is None
+    relative = HistoryLocation.from_value("history.sqlite")
+    assert relative.path is not None and relative.path.is_absolute()
+    assert relative.problem(ORIGIN, tmp_path / "out", scrapyd=False) is None
+    assert "absolute" in (relative.problem(ORIGIN, tmp_path / "out", scrapyd=True) or "")
 
 
 def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> None:

@@ -21,6 +21,7 @@ class HistoryLocation:
 
     enabled: bool
     path: Path | None = None  # None while enabled: the default file of the crawled origin
+    given_absolute: bool = False  # whether the setting named an absolute path (Scrapyd needs one)
 
     @classmethod
     def from_value(cls, value: str | None) -> HistoryLocation:
@@ -29,7 +30,8 @@ class HistoryLocation:
             return cls(enabled=True)
         if value.strip().lower() in OFF:
             return cls(enabled=False)
-        return cls(enabled=True, path=Path(value.strip()).expanduser().absolute())
+        given = Path(value.strip()).expanduser()
+        return cls(enabled=True, path=given.absolute(), given_absolute=given.is_absolute())
 
     def file_for(self, origin: str) -> Path | None:
         """The history file of a crawl of ``origin``, or None when the history is off."""
@@ -43,7 +45,7 @@ class HistoryLocation:
         """Why the history cannot live where it would, or None."""
         if not self.enabled:
             return None
-        if scrapyd and self.path is None:
+        if scrapyd and not self.given_absolute:
             return "must be an absolute path (or off) under Scrapyd, which runs jobs in its own directory"
         path = self.file_for(origin)
         assert path is not None
