@@ -12,10 +12,12 @@ import signal
 import subprocess
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from sitemap_spider.history.store import HistoryStore
 from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
 from tests.dynamic_site import DynamicSite
 from tests.site_server import SiteServer
@@ -81,8 +83,11 @@ def test_a_killed_jobdir_crawl_resumes_and_then_commits_the_history(tmp_path: Pa
         _change(site)
         expected, unchanged_etag = model.expect(first, keep=True)
         before = (tmp_path / "sitemaps" / "sitemap_index.xml").read_bytes()
+        history = list(HistoryStore(tmp_path / "history.sqlite").records())
+        assert len(history) == len(first.listed)
         args = crawl_command(server.origin + "/", tmp_path, "-a", "render=never", settings=settings)
         site.statuses.clear()
+        killed_started = datetime.now(UTC).replace(microsecond=0)
         proc = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 120
@@ -96,9 +101,13 @@ def test_a_killed_jobdir_crawl_resumes_and_then_commits_the_history(tmp_path: Pa
                 proc.kill()
                 proc.wait()
         assert (tmp_path / "sitemaps" / "sitemap_index.xml").read_bytes() == before
+        # A crawl that published nothing left the history as it was.
+        assert list(HistoryStore(tmp_path / "history.sqlite").records()) == history
         killed = Counter(site.statuses)
         second = _crawl(site, server, tmp_path, model, first, **settings)
         second.expected, second.unchanged_etag_pages = expected, unchanged_etag
+        # The killed run and its resumption are one crawl: its window opens with the first.
+        second.started = killed_started
         # What the killed run fetched (304s among it) is not fetched again.
         second.statuses = dict(killed + Counter(second.statuses))
         assert "Resuming the crawl" in second.result.stderr
