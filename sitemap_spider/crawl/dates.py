@@ -25,6 +25,7 @@ _OBSOLETE_FORMATS = (
     "%A, %d-%b-%y %H:%M:%S GMT",  # RFC 850
     "%a %b %d %H:%M:%S %Y",  # asctime(), with a space-padded day
 )
+_IMF_FIXDATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
 
 
 def parse_http_date(value: str | bytes | None) -> datetime | None:
@@ -40,6 +41,13 @@ def parse_http_date(value: str | bytes | None) -> datetime | None:
     if not value or not value.strip():
         return None
     text = " ".join(value.split())
+    if _IMF_FIXDATE.fullmatch(text):
+        # The form RFC 9110 asks senders for, on nearly every response: read it without first
+        # failing through the obsolete forms (two strptime exceptions cost 10x the parse).
+        try:
+            return parsedate_to_datetime(text).astimezone(UTC)
+        except ValueError:
+            return None  # "31 Feb"
     for fmt in _OBSOLETE_FORMATS:
         try:
             return datetime.strptime(text, fmt).replace(tzinfo=UTC)

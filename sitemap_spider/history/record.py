@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import zlib
 from collections.abc import Iterable
@@ -43,7 +42,12 @@ class PageRecord:
     outcome: Outcome = "new"
 
     def row(self) -> tuple[Any, ...]:
-        return dataclasses.astuple(self)
+        # Not dataclasses.astuple, which deep-copies every field: 10x slower, once per page.
+        return (
+            self.url, self.loc, self.fingerprint, self.last_modified, self.etag, self.first_seen,
+            self.changed_at, self.lastmod, self.status, self.last_ok, self.outlinks, self.content_digest,
+            self.outcome,
+        )  # fmt: skip
 
     @classmethod
     def from_row(cls, row: Iterable[Any]) -> PageRecord:
