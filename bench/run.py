@@ -119,7 +119,9 @@ def crawl_ours(
 ) -> Result:
     output = work / f"sitemaps-{name}"
     args = [sys.executable, "-m", "scrapy", "crawl", spider, "-a", f"url={base}/",
-            "-s", f"SITEMAP_OUTPUT_DIR={output}", *QUIET]
+            "-s", f"SITEMAP_OUTPUT_DIR={output}", *QUIET,
+            # A fresh crawl history per run (a first crawl's cost), not the project's .scrapy.
+            "-s", f"SITEMAP_HISTORY={work / f'history-{name}.sqlite'}"]
     for setting in settings:
         args += ["-s", setting]
     result = run_child(name, args, REPO_ROOT, work / f"{name}.log", profile)

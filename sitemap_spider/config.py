@@ -28,6 +28,7 @@ from sitemap_spider.config_parsing import (
     parse_render_mode,
     read_base_url,
     read_bool,
+    read_history,
     read_number,
     read_patterns,
     read_rules,
@@ -37,6 +38,7 @@ from sitemap_spider.config_parsing import (
 )
 from sitemap_spider.crawl.urls import Site
 from sitemap_spider.indexnow import IndexNowConfig
+from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.sitemaps.ingest import IngestOptions
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish import OutputOptions
@@ -65,6 +67,7 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 MAX_WAIT_SECONDS = 3_600.0
 #: Component priority dicts among the defaults: merged into the project's own, not replaced by them.
 COMPONENT_SETTINGS = ("EXTENSIONS", "DOWNLOADER_MIDDLEWARES", "SPIDER_MIDDLEWARES", "ITEM_PIPELINES")
+NO_HISTORY = HistoryLocation(enabled=False)
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,9 @@ class SitemapConfig:
     indexnow: IndexNowConfig | None = None
     progress: str = "auto"
     publish: bool = True
+    # The crawl history (history/): where it lives, and how long a failing page stays listed.
+    history: HistoryLocation = NO_HISTORY
+    keep_failed_days: float = 7.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -189,6 +195,8 @@ class SitemapConfig:
             indexnow=IndexNowConfig.from_settings(settings),
             progress=_read_progress(settings),
             publish=read_bool(settings, "SITEMAP_PUBLISH"),
+            history=read_history(settings, "SITEMAP_HISTORY"),
+            keep_failed_days=read_number(settings, "SITEMAP_KEEP_FAILED_DAYS", float, 0.0, 3650.0),
         )
 
     def listable(self, public_url: str) -> bool:

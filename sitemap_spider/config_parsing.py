@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from scrapy.settings import BaseSettings
 
+from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.render.signs import RENDER_MODES
 from sitemap_spider.sitemaps.urls import normalize_url
 from sitemap_spider.sitemaps.xml import CHANGEFREQ_VALUES
@@ -202,3 +203,11 @@ def _priority(where: str, value: Any) -> float | None:
     if math.isnan(priority) or not 0.0 <= priority <= 1.0:
         raise ConfigError(where, f"priority must be a number from 0.0 to 1.0, got {priority!r}")
     return priority
+
+
+def read_history(settings: BaseSettings, name: str) -> HistoryLocation:
+    """``SITEMAP_HISTORY``: unset for the default place, off (or empty) for none, else the file."""
+    value = settings.get(name)
+    if value is not None and not isinstance(value, (str, Path)):
+        raise ConfigError(name, f"must be a path or off, got {value!r}")
+    return HistoryLocation.from_value(None if value is None else str(value))

@@ -116,6 +116,14 @@ SITEMAP_MAX_BACKOFF = 120.0
 SITEMAP_INDEXNOW_KEY: str | None = None
 # The shared IndexNow endpoint, which passes submissions on to every engine that takes part.
 SITEMAP_INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
+# --- Crawl history (history/) ------------------------------------------------
+# The SQLite file of what the last published crawl saw (dates changes, asks for 304s,
+# keeps failing pages listed); None: .scrapy/sitemap-history/<origin>.sqlite in the
+# project's data directory; "off" or "": no history. Never inside SITEMAP_OUTPUT_DIR.
+SITEMAP_HISTORY: str | None = None
+# A page of the last set that fails (timeout, connection error, 5xx, 429) stays listed
+# with its previous entry for this many days since it was last fetched well.
+SITEMAP_KEEP_FAILED_DAYS = 7.0
 
 # --- Scrapy settings this crawl changes -------------------------------------
 ROBOTSTXT_OBEY = True

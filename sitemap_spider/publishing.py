@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,8 @@ class SetPublisher:
         self.builder: SitemapSetBuilder | None = None
         #: Why entries could not be stored (a full disk): the crawl stops, nothing is published.
         self.failed: str | None = None
+        #: Called right after a publish (the crawl history's commit); returns fields for the report.
+        self.after_publish: Callable[[], dict[str, Any]] | None = None
 
     @property
     def stats(self) -> StatsCollector:
@@ -138,6 +141,7 @@ class SetPublisher:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
             changes = result.changes
             summary.update(self._summary(result))
+            summary.update(self._run_after_publish())
             self._log_summary(result, self.report.excluded_counts())
             self._log_rendering()
             if changes is not None:
@@ -171,6 +175,17 @@ class SetPublisher:
             return
         outcome = submit_in_thread(self.config.indexnow, changes, self.builder.options.base_url)
         record_submission(self.stats, outcome)
+
+    def _run_after_publish(self) -> dict[str, Any]:
+        # The set is out: a failure here is reported, never turned into a failed publish.
+        if self.after_publish is None:
+            return {}
+        try:
+            return self.after_publish()
+        except (sqlite3.Error, OSError) as exc:
+            logger.error("The sitemap is published, but the crawl history could not be updated: %s", exc)
+            self.stats.set_value(keys.HISTORY_NOT_UPDATED, str(exc))
+            return {"history_not_updated": str(exc)}
 
     def discard(self) -> None:
         """Drop what was collected: nothing is published."""

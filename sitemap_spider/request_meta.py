@@ -16,3 +16,5 @@ RESOURCE: Final = "sitemap_resource"
 STATE_ID: Final = "sitemap_state_id"
 #: `scrapy validate`: the document (checking.session.Target) a request fetches.
 VALIDATE_TARGET: Final = "sitemap_validate_target"
+#: The request asks the server whether the page changed since the crawl history's record (304 or 200).
+CONDITIONAL: Final = "sitemap_conditional"

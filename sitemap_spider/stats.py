@@ -76,3 +76,16 @@ WORKERS_LOST: Final = "sitemap/workers/lost"
 SHARED_PUBLISHER: Final = "sitemap/shared/publisher"
 #: Requests put back in the shared queue after their worker stopped answering.
 SHARED_REQUEUED: Final = "sitemap/shared/requeued"
+
+# --- crawl history (history/) ---------------------------------------------------
+#: ``sitemap/history/<outcome>``: pages new to the history, changed, unchanged, or answered 304.
+HISTORY: Final = "sitemap/history/"
+HISTORY_NEW: Final = HISTORY + "new"
+HISTORY_CHANGED: Final = HISTORY + "changed"
+HISTORY_UNCHANGED: Final = HISTORY + "unchanged"
+HISTORY_NOT_MODIFIED: Final = HISTORY + "not_modified"
+#: Pages of the last set this crawl could not fetch (timeout, connection error, 5xx, 429), listed as before.
+KEPT_TRANSIENT_ERROR: Final = "sitemap/kept/transient_error"
+#: Records written to the history when the set was published; why they could not be.
+HISTORY_RECORDS: Final = "sitemap/history/records"
+HISTORY_NOT_UPDATED: Final = "sitemap/history/not_updated"

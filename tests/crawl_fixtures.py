@@ -76,6 +76,9 @@ def crawl_command(
         "-s", "LOG_LEVEL=INFO",
         "-s", "REMOTE_CONTROL_ENABLED=False",
         "-s", "TELNETCONSOLE_ENABLED=False",
+        # The crawl history beside the output, not in the project's .scrapy, where a later
+        # test's site on a reused port would find it; two runs in one tmp_path share it.
+        "-s", f"SITEMAP_HISTORY={tmp_path / 'history.sqlite'}",
     ]  # fmt: skip
     for name, value in (settings or {}).items():
         args += ["-s", f"{name}={value}"]

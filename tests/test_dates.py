@@ -3,8 +3,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from parsel import Selector
 
-from sitemap_spider.crawl.dates import lastmod_from_header, parse_http_date, w3c_datetime
+from sitemap_spider.crawl.dates import (
+    Evidence,
+    PageDate,
+    Prior,
+    choose_lastmod,
+    lastmod_from_header,
+    metadata_date,
+    parse_http_date,
+    parse_page_date,
+    w3c_datetime,
+)
 
 
 @pytest.mark.parametrize(
@@ -36,3 +47,90 @@ def test_parse_http_date_is_aware_utc() -> None:
 def test_w3c_datetime_refuses_naive_times() -> None:
     with pytest.raises(ValueError):
         w3c_datetime(datetime(2024, 5, 1))
+
+
+# --- page metadata and the order of evidence --------------------------------------
+
+RESPONSE = datetime(2026, 11, 24, 10, 0, 0, tzinfo=UTC)
+NOW_HEADER = "Tue, 24 Nov 2026 10:00:00 GMT"
+OLD_HEADER = "Wed, 01 May 2024 10:20:30 GMT"
+
+
+def _root(head: str) -> object:
+    return Selector(text=f"<html><head>{head}</head><body><p>x</p></body></html>").root
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        ('<script type="application/ld+json">{"@type": "Article", "dateModified": "2025-03-04T05:06:07Z"}</script>',
+         "2025-03-04T05:06:07+00:00"),
+        (('<script type="application/ld+json">{"@graph": [{"@type": "WebSite"}, '
+          '{"@type": "WebPage", "dateModified": "2025-03-04T07:06:07+02:00"}]}</script>'),
+         "2025-03-04T07:06:07+02:00"),
+        ('<script type="application/ld+json">[{"dateModified": "2025-03-04"}]</script>', "2025-03-04"),
+        (('<script type="application/ld+json">{broken</script>'
+          '<meta property="article:modified_time" content="2024-12-31T23:00:00+00:00">'),
+         "2024-12-31T23:00:00+00:00"),
+        ('<meta property="og:updated_time" content="2024-12-30T01:02:03Z">', "2024-12-30T01:02:03+00:00"),
+        ('<meta itemprop="dateModified" content="2024-02-29">', "2024-02-29"),
+        ('<meta itemprop="dateModified" content="2024-02-29T10:00:00">', "2024-02-29"),  # no zone: its date
+        ("<time itemprop=\"dateModified\" datetime=\"2023-07-08T09:10:11Z\">July</time>", "2023-07-08T09:10:11+00:00"),
+        ('<meta property="article:modified_time" content="2026-11-25T00:00:00Z">', None),  # after the response
+        ('<meta property="article:modified_time" content="last week">', None),
+        ('<meta property="article:published_time" content="2024-01-01">', None),
+        ("", None),
+    ],
+)
+def test_metadata_date(head: str, expected: str | None) -> None:
+    found = metadata_date(_root(head), RESPONSE)
+    assert (found.text if found else None) == expected
+
+
+def test_json_ld_comes_before_meta_tags() -> None:
+    head = ('<meta property="article:modified_time" content="2020-01-01T00:00:00Z">'
+            '<script type="application/ld+json">{"dateModified": "2021-01-01T00:00:00Z"}</script>')
+    found = metadata_date(_root(head), RESPONSE)
+    assert found is not None and found.text == "2021-01-01T00:00:00+00:00"
+
+
+def _evidence(
+    header: str | None = None, metadata: str | None = None, fingerprint: str = "v1:f1", fetched: datetime = RESPONSE
+) -> Evidence:
+    return Evidence(header, RESPONSE, parse_page_date(metadata), fingerprint, fetched)
+
+
+CHANGED_AT = "2026-11-24T10:00:00+00:00"
+
+
+@pytest.mark.parametrize(
+    ("label", "evidence", "prior", "expected"),
+    [
+        ("old Last-Modified", _evidence(OLD_HEADER), None, "2024-05-01T10:20:30+00:00"),
+        ("Last-Modified = Date: no date", _evidence(NOW_HEADER), None, None),
+        ("Last-Modified a few s before Date", _evidence("Tue, 24 Nov 2026 09:59:55 GMT"), None, None),
+        ("Last-Modified 2 s after Date", _evidence("Tue, 24 Nov 2026 10:00:02 GMT"), None, None),
+        ("Last-Modified well after Date", _evidence("Tue, 24 Nov 2026 11:00:00 GMT"), None, "2026-11-24T11:00:00+00:00"),
+        ("Last-Modified = Date, metadata", _evidence(NOW_HEADER, "2025-01-02"), None, "2025-01-02"),
+        ("metadata beats history", _evidence(None, "2025-01-02"), Prior("v1:f1", None, "2020-01-01"), "2025-01-02"),
+        ("first seen, no evidence", _evidence(), None, None),
+        ("unchanged keeps none", _evidence(), Prior("v1:f1", None, None), None),
+        ("unchanged keeps its date", _evidence(NOW_HEADER), Prior("v1:f1", None, "2025-05-05"), "2025-05-05"),
+        ("changed: dated at this fetch", _evidence(NOW_HEADER, fingerprint="v1:f2"), Prior("v1:f1", None, None), CHANGED_AT),
+        ("Last-Modified moving, content not", _evidence("Mon, 02 Nov 2026 00:00:00 GMT"),
+         Prior("v1:f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-01T00:00:00+00:00"),
+        ("Last-Modified moving with the content", _evidence("Mon, 02 Nov 2026 00:00:00 GMT", fingerprint="v1:f2"),
+         Prior("v1:f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-02T00:00:00+00:00"),
+        ("Last-Modified steady", _evidence(OLD_HEADER), Prior("v1:f1", OLD_HEADER, "x"), "2024-05-01T10:20:30+00:00"),
+    ],
+)
+def test_choose_lastmod(label: str, evidence: Evidence, prior: Prior | None, expected: str | None) -> None:
+    assert choose_lastmod(evidence, prior) == expected, label
+
+
+def test_parse_page_date_refuses_nonsense() -> None:
+    assert parse_page_date("2024-02-30") is None
+    assert parse_page_date(None) is None
+    assert parse_page_date("2024-05-01T10:20:30Z") == PageDate(
+        datetime(2024, 5, 1, 10, 20, 30, tzinfo=UTC), "2024-05-01T10:20:30+00:00"
+    )

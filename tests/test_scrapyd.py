@@ -365,7 +365,10 @@ def jobs(
     bad_output = outputs / "bad-argument"
     return Jobs(
         crawl=scrapyd.schedule(
-            url=site.start_url, render="never", setting=f"SITEMAP_OUTPUT_DIR={crawl_output}"
+            url=site.start_url,
+            render="never",
+            # Under Scrapyd both must be absolute paths.
+            setting=[f"SITEMAP_OUTPUT_DIR={crawl_output}", f"SITEMAP_HISTORY={outputs / 'history.sqlite'}"],
         ),
         crawl_output=crawl_output,
         bad_argument=scrapyd.schedule(

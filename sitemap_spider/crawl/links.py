@@ -51,8 +51,12 @@ class LinkFinder:
         self.follow_nofollow = follow_nofollow
         self.met: set[str] = set()
 
-    def new_links(self, response: TextResponse) -> list[str]:
-        """Absolute http(s) URLs of the page's links that were not handed out before, in page order."""
+    def new_links(self, response: TextResponse, every: list[str] | None = None) -> list[str]:
+        """Absolute http(s) URLs of the page's links that were not handed out before, in page order.
+
+        ``every`` receives every link followed, met before or not, absolute but not
+        normalised (the crawl history keeps a page's links for a 304).
+        """
         base = get_base_url(response)
         parts = urlsplit(base)
         origin = f"{parts.scheme}://{parts.netloc}"
@@ -68,13 +72,19 @@ class LinkFinder:
                 href = value.strip(_HTML_SPACE)
                 key = self._key(href, origin, ascii_only)
                 if key is not None and key in met:
+                    if every is not None:
+                        every.append(key)
                     continue
                 if not self.follow_nofollow and rel_has_nofollow(element.get("rel")):
                     continue
                 url = self._resolve(base, href, response.encoding)
                 if key is not None:
                     met.add(key)
-                if url is None or (url != key and url in met):
+                if url is None:
+                    continue
+                if every is not None:
+                    every.append(url)
+                if url != key and url in met:
                     continue
                 met.add(url)
                 if self._followable(url):

@@ -103,6 +103,11 @@ class _RecordRedirects:
             raise
         if not isinstance(result, Request):
             return result  # type: ignore[no-any-return]
+        if result.meta.pop(meta.CONDITIONAL, None):
+            # The history's validators belong to the redirecting URL, not to its target.
+            result.headers.pop(b"If-None-Match", None)
+            result.headers.pop(b"If-Modified-Since", None)
+            result.meta.pop("handle_httpstatus_list", None)
         if report is not None:
             how = str(response.status) if 300 <= response.status < 400 else "meta refresh"
             report.exclude(request.url, "redirect", f"{how} to {result.url}")

@@ -20,7 +20,6 @@ from sitemap_spider import modes
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import CrawlTarget, SitemapConfig
-from sitemap_spider.crawl.dates import lastmod_from_header
 from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.pages import (
     RobotsDirectives,
@@ -31,6 +30,7 @@ from sitemap_spider.crawl.pages import (
     robots_from_header,
     robots_from_meta,
 )
+from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport, error_reason
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
@@ -43,7 +43,7 @@ from sitemap_spider.sitemaps.urls import normalize_url
 logger = logging.getLogger(__name__)
 
 
-class SitemapSpider(RenderingMixin, Spider):
+class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
     """Crawl one site breadth-first; yield a :class:`SitemapEntry` for each indexable page.
 
     ``-a url=`` one or more start URLs (one origin); ``-a public_url=`` the
@@ -85,6 +85,7 @@ class SitemapSpider(RenderingMixin, Spider):
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
+        spider.recrawl = Recrawl(spider.crawl_mode.history, target, config.keep_failed_days, crawler)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
@@ -114,6 +115,10 @@ class SitemapSpider(RenderingMixin, Spider):
         if not self.target.site.in_scope(url):
             self.report.exclude(url, "offsite")
             return
+        if response.status == 304:
+            for result in self._not_modified(response, url):
+                yield result
+            return
         if response.status != 200:
             self.report.exclude(url, "status", str(response.status))
             return
@@ -135,10 +140,10 @@ class SitemapSpider(RenderingMixin, Spider):
         header_canonical = canonical_from_header(response.headers.getlist("Link"))
         return {
             "url": url,
-            "lastmod": lastmod_from_header(response.headers.get("Last-Modified")),
             "noindex": header_robots.noindex,
             "nofollow": header_robots.nofollow,
             "canonical": self._resolve(response.url, header_canonical),
+            **response_facts(response),
         }
 
     def _judge(self, response: TextResponse, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
@@ -148,7 +153,8 @@ class SitemapSpider(RenderingMixin, Spider):
         directives = robots_from_meta(response.selector, self.config.robots_agents).merge(
             RobotsDirectives(facts["noindex"], facts["nofollow"])
         )
-        yield from self._follow(response, directives)
+        links: list[str] = []
+        yield from self._follow(response, directives, links if self.recrawl.store is not None else None)
 
         href = canonical_from_html(response.selector)
         canonical = self._resolve(get_base_url(response), href) if href else facts["canonical"]
@@ -161,57 +167,84 @@ class SitemapSpider(RenderingMixin, Spider):
         if directives.noindex and not self.config.include_noindex:
             self.report.exclude(url, "noindex")
             return
-        public = site.to_public(url)
+        public = self._listable(url)
+        if public is None:
+            return
+        # Rendered pages hash their DOM: an app shell is the same bytes on every route.
+        digest = content_digest(response.body) if self.config.dedupe_content else None
+        lastmod, record = self.recrawl.judge(url, public, facts, response.selector.root, digest, links)
+        yield self._entry(public, lastmod, digest)
+        if record is not None:
+            self.crawl_mode.observe(record)
+
+    def _listable(self, url: str) -> str | None:
+        """The public URL to list for a crawled one, or None (recorded) when its URL keeps it out."""
+        public = self.target.site.to_public(url)
         if len(public) > MAX_LOC_LENGTH:
             self.report.exclude(url, "too_long")
-            return
+            return None
         if not self.config.listable(public):
             self.report.exclude(url, "pattern")
-            return
+            return None
+        return public
+
+    def _entry(self, public: str, lastmod: str | None, digest: str | None) -> SitemapEntry:
         rule = self.config.rule_for(public)
-        yield SitemapEntry(
+        return SitemapEntry(
             loc=public,
-            lastmod=facts["lastmod"],
+            lastmod=lastmod,
             changefreq=rule.changefreq if rule else None,
             priority=rule.priority if rule else None,
-            # Rendered pages hash their DOM: an app shell is the same bytes on every route.
-            content_digest=content_digest(response.body) if self.config.dedupe_content else None,
+            content_digest=digest,
         )
 
-    def on_error(self, failure: Failure) -> None:
-        """A request that produced no page: record why (robots and scope record themselves)."""
+    def on_error(self, failure: Failure) -> Iterator[Request]:
+        """A request that produced no page: record why (robots and scope record themselves).
+
+        A page of the last set that fails for a reason that may pass (no response, 5xx,
+        429) stays listed as it was, and its stored links are followed.
+        """
         error = failure.value
         request: Request = failure.request  # type: ignore[attr-defined]
         if isinstance(error, HttpError):
             response: Response = error.response
             url = normalize_url(response.url) or response.url
-            self.report.exclude(url, "http_error", str(response.status))
+            if not (yield from self._keep(url, response.status, request)):
+                self.report.exclude(url, "http_error", str(response.status))
         elif not isinstance(error, IgnoreRequest):  # IgnoreRequest: recorded where it was dropped
             logger.warning("Could not fetch %s: %s", request.url, failure.getErrorMessage())
-            self.report.exclude(request.url, error_reason(error), failure.getErrorMessage())
+            if not (yield from self._keep(request.url, 0, request)):
+                self.report.exclude(request.url, error_reason(error), failure.getErrorMessage())
         self.crawl_mode.request_done(request)
 
     def _request(self, url: str, skip: str | None = None) -> Request:
-        return Request(url, callback=self.parse, errback=self.on_error, meta={meta.SKIP: skip} if skip else None)
+        request = Request(url, callback=self.parse, errback=self.on_error, meta={meta.SKIP: skip} if skip else None)
+        return request if skip else self.recrawl.prepare(request)
 
-    def _follow(self, response: TextResponse, directives: RobotsDirectives) -> Iterator[Request]:
+    def _follow(
+        self, response: TextResponse, directives: RobotsDirectives, every: list[str] | None = None
+    ) -> Iterator[Request]:
+        """Request the page's new links; ``every`` receives all the links followed (for the history)."""
         if directives.nofollow and not self.config.follow_nofollow:
             return
         # Most links of a page point to pages met before (navigation, footers): the finder
         # drops them before they are resolved, normalised, made Requests and fingerprinted,
         # which was 2/3 of the crawl's CPU (BENCHMARKS.md).
-        hrefs = self.link_finder.new_links(response)
+        hrefs = self.link_finder.new_links(response, every)
         # Refreshes the MetaRefreshMiddleware did not take as redirects (long delays).
         refresh = get_meta_refresh(response)[1]
         if refresh:
             hrefs.append(refresh)
+            if every is not None:
+                every.append(refresh)
         yield from self._requests_for(hrefs, response)
 
-    def _hand_over(self, url: str, response: Response, skip: str | None = None) -> bool:
+    def _hand_over(self, url: str, response: Response | Request, skip: str | None = None) -> bool:
         """Send a URL another process owns to it (a crawl mode with more than one process)."""
         return self.crawl_mode.hand_over(url, response.meta.get("depth", 0) + 1, skip)
 
-    def _requests_for(self, hrefs: Iterable[str], response: Response) -> Iterator[Request]:
+    def _requests_for(self, hrefs: Iterable[str], response: Response | Request) -> Iterator[Request]:
+        """Requests for links found on a page (or stored for it: ``response`` may be its request)."""
         site = self.target.site
         offsite = 0
         for href in hrefs:

@@ -57,6 +57,9 @@ def check_start_up(
             value = settings.get(name)
             if value is not None and not Path(str(value)).is_absolute():
                 raise ConfigError(name, f"must be an absolute path under Scrapyd, got {value!r}")
+    problem = config.history.problem(target.site.crawl_origin, config.output_dir, "_job" in arguments)
+    if problem is not None:
+        raise ConfigError("SITEMAP_HISTORY", problem)
     modes.check(settings, config)
     mode = target.render_mode(config)
     browser = None if mode == "never" else find_browser(config.browser_path)

@@ -61,6 +61,15 @@ def for_crawler(
     crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
 ) -> CrawlMode:
     """The mode of this crawl's process."""
+    mode = _mode_for(crawler, config, target, spider_kwargs)
+    origin = target.site.crawl_origin
+    mode.use_history(config.history.file_for(origin), origin)
+    return mode
+
+
+def _mode_for(
+    crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
+) -> CrawlMode:
     cls = mode_class(crawler.settings)
     # A project that names its own SCHEDULER gets a crawl without the mode's state.
     if issubclass(cls, DurableMode) and crawler.settings.get("SCHEDULER") is cls.scheduler:

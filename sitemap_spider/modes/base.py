@@ -10,14 +10,17 @@ below and never ask which mode it is. A mode owns:
 - the end of the crawl: :meth:`end` publishes, leaves it to another worker, or keeps
   the state for a resume;
 - the whole crawl's progress, every process's: :meth:`progress`.
+- the crawl history: where this crawl's page records wait (:meth:`observe`) until the
+  set is published, and their commit right after it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from twisted.internet import task
@@ -26,11 +29,14 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.crawl.report import CrawlReport
+from sitemap_spider.history.store import HistoryStore, Staging
 from sitemap_spider.modes.schedulers import SpillScheduler
 from sitemap_spider.publishing import SetPublisher
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import SitemapConfig
     from sitemap_spider.crawl.report import ExclusionStore
+    from sitemap_spider.history.record import PageRecord
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
@@ -74,6 +81,9 @@ class CrawlMode:
         self.publisher = SetPublisher(crawler, config, base_url, to_crawl)
         self.report: CrawlReport | None = None
         self._counts_loop: task.LoopingCall | None = None
+        self.history: HistoryStore | None = None
+        self._history_origin = ""
+        self._staging: Staging | None = None
         # The report opens with the crawl: stats and the spider exist only then.
         crawler.signals.connect(self._open_report, signal=signals.spider_opened)
         crawler.signals.connect(self._page_downloaded, signal=signals.response_downloaded)
@@ -182,7 +192,64 @@ class CrawlMode:
         """Where a valid entry goes; :class:`InvalidEntryError` when it is not one."""
         self.publisher.add(entry)
 
+    def store_entry(self, entry: SitemapEntry) -> None:
+        """Store an entry taken outside a response's output (a durable mode stores it now)."""
+
+    # --- the crawl history -----------------------------------------------------------------
+    def use_history(self, path: Path | None, origin: str) -> None:
+        """Read the history at ``path`` (None: none) and commit this crawl's records when the set is published."""
+        if path is None:
+            return
+        self.history = HistoryStore(path)
+        self._history_origin = origin
+        self.publisher.after_publish = self._commit_history
+
+    def observe(self, record: PageRecord) -> None:
+        """Keep a listed page's record until the set is published."""
+        if self._staging is None:
+            self._staging = Staging()
+        self._staging.add(record)
+
+    def observed(self) -> Iterator[PageRecord]:
+        """This crawl's records."""
+        return iter(()) if self._staging is None else self._staging.records()
+
+    def keep_previous(self, entry: SitemapEntry, record: PageRecord) -> None:
+        """List a page of the last set as it was (it failed now), with its record."""
+        if self.take(entry):
+            self.store_entry(entry)
+        self.observe(record)
+
+    def _commit_history(self) -> dict[str, Any]:
+        """Right after the publish: this crawl's records become the history; the report lists kept pages."""
+        assert self.history is not None
+        kept: list[dict[str, Any]] = []
+
+        def records() -> Iterator[PageRecord]:
+            for record in self.observed():
+                if record.outcome == "kept":
+                    last_ok = datetime.fromtimestamp(record.last_ok, UTC).isoformat(timespec="seconds")
+                    kept.append({"url": record.url, "status": record.status, "last_fetched_well": last_ok})
+                yield record
+
+        written = self.history.commit(records(), self._history_origin)
+        stats = self.publisher.stats
+        stats.set_value(keys.HISTORY_RECORDS, written)
+        stats.set_value(keys.KEPT_TRANSIENT_ERROR, len(kept))
+        logger.info("Crawl history %s: %s page(s), %s kept listed after failing", self.history.path, written, len(kept))
+        return {"kept_urls": kept}
+
     # --- the end ---------------------------------------------------------------------------
     def end(self, reason: str) -> None:
         """The crawl closed: publish the set if it finished."""
-        self.publisher.finish(reason)
+        try:
+            self.publisher.finish(reason)
+        finally:
+            self.close_history()
+
+    def close_history(self) -> None:
+        if self._staging is not None:
+            self._staging.close()
+            self._staging = None
+        if self.history is not None:
+            self.history.close()

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.crawl.report import ExclusionStore
+    from sitemap_spider.history.record import PageRecord
 
 
 class CrawlStore(Protocol):
@@ -50,6 +51,10 @@ class CrawlStore(Protocol):
     def add_counts(self, counts: Mapping[str, int]) -> None: ...
 
     def counts(self) -> dict[str, int]: ...
+
+    def add_observation(self, record: PageRecord) -> None: ...
+
+    def observations(self) -> Iterator[PageRecord]: ...
 
 
 class DurableMode(CrawlMode):
@@ -79,13 +84,26 @@ class DurableMode(CrawlMode):
         # Checked now, stored by CrawlStateMiddleware with the rest of its response.
         check_entry(entry)
 
+    def store_entry(self, entry: SitemapEntry) -> None:
+        self.state.add_entry(entry)
+
+    def observe(self, record: PageRecord) -> None:
+        # Stored with the rest of the response's consequences: a resume keeps it.
+        self.state.add_observation(record)
+
+    def observed(self) -> Iterator[PageRecord]:
+        return self.state.observations()
+
     def end(self, reason: str) -> None:
+        # The history is committed (publisher.finish) before the crawl is marked finished: after
+        # a crash in between, the same command publishes the stored set again and commits it.
         try:
             stored = self.state.entries() if reason == "finished" else None
             if self.publisher.finish(reason, stored, self.resume_hint):
                 self.state.mark_finished()
         finally:
             self.state.close()
+            self.close_history()
 
 
 class Resumable(DurableMode):

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from sitemap_spider.history.record import PageRecord
 from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ CREATE TABLE IF NOT EXISTS exclusions (url TEXT NOT NULL, reason TEXT NOT NULL, 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 -- The report's counts (crawl/report_facts.py keys), summed over every run of the crawl.
 CREATE TABLE IF NOT EXISTS counts (key TEXT PRIMARY KEY, n INTEGER NOT NULL);
+-- The crawl history's records of this crawl (history/record.py), committed once the set is published.
+CREATE TABLE IF NOT EXISTS observations (url TEXT PRIMARY KEY, record TEXT NOT NULL);
 """
 
 
@@ -71,7 +74,7 @@ class CrawlState:
         if fresh or finished or not has_work:
             if has_work:
                 logger.info("Starting a new crawl in %s (%s)", self.path, "asked" if fresh else "the last one finished")
-            for table in ("requests", "entries", "exclusions", "meta", "counts"):
+            for table in ("requests", "entries", "exclusions", "meta", "counts", "observations"):
                 self._db.execute(f"DELETE FROM {table}")
         else:
             moved = self._db.execute(
@@ -149,6 +152,14 @@ class CrawlState:
 
     def counts(self) -> dict[str, int]:
         return {str(key): int(n) for key, n in self._db.execute("SELECT key, n FROM counts")}
+
+    def add_observation(self, record: PageRecord) -> None:
+        """Store a page's history record; a later one for the same URL replaces it."""
+        self._db.execute("INSERT OR REPLACE INTO observations VALUES (?, ?)", (record.url, record.to_json()))
+
+    def observations(self) -> Iterator[PageRecord]:
+        for (text,) in self._db.execute("SELECT record FROM observations ORDER BY url"):
+            yield PageRecord.from_json(text)
 
     def start_urls(self) -> list[str] | None:
         """The start URLs of the crawl this state belongs to, if any."""

@@ -14,6 +14,7 @@ RFPDupeFilter); the rest is ours. Keys of one crawl, ``sitemap:<crawl id>:<name>
     entries     hash    loc -> entry (JSON): a page reached by two workers is listed once
     exclusions  hash    "<url>\\0<reason>" -> detail;  excluded  hash  reason -> count
     counts      hash    the report's and progress line's counts (crawl/report_facts.py), every worker's
+    history     hash    url -> the page's crawl history record (JSON), committed by the publisher
 
 Start (one Lua script): a crawl that is running with a live worker is joined;
 an unfinished one whose workers are all gone is taken up with SITEMAP_RESUME;
@@ -126,3 +127,4 @@ class SharedMode(DurableMode):
                 self.report.flush()  # the counts of its last moments, for the report and progress
                 self.report.close()
             shared.close()
+            self.close_history()

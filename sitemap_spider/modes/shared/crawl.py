@@ -21,6 +21,7 @@ from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
 from sitemap_spider import stats as keys
+from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.shared.connection import PatientRedis
 from sitemap_spider.modes.shared.scripts import register_scripts
@@ -55,7 +56,7 @@ def _text(value: Any) -> str:
 class CrawlKeys:
     """The Redis keys of one shared crawl."""
 
-    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts")
+    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts", "history")
 
     def __init__(self, crawl_id: str) -> None:
         self.prefix = f"{KEY_PREFIX}:{crawl_id}:"
@@ -227,6 +228,14 @@ class SharedCrawl:
     def counts(self) -> dict[str, int]:
         """The counts of every worker of the crawl."""
         return {_text(key): int(n) for key, n in self.redis.hgetall(self.keys.counts).items()}
+
+    def add_observation(self, record: PageRecord) -> None:
+        """A page's crawl history record: the worker that publishes commits them all."""
+        self.redis.hset(self.keys.history, record.url, record.to_json())
+
+    def observations(self) -> Iterator[PageRecord]:
+        for _url, value in self.redis.hscan_iter(self.keys.history):
+            yield PageRecord.from_json(value)
 
     # --- the end ---------------------------------------------------------------
     def on_idle(self, spider: Spider) -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.crawl.report import ExclusionStore
+    from sitemap_spider.history.record import PageRecord
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
@@ -58,6 +59,11 @@ class Helper(Workers):
         self.channel.send({"t": "entry", "e": dataclasses.asdict(entry)})
         return True
 
+    def observe(self, record: PageRecord) -> None:
+        """Send a page's history record to the leader, which commits them with its set."""
+        assert self.channel is not None
+        self.channel.send({"t": "record", "r": record.to_json()})
+
     def exclusion_store(self) -> ExclusionStore:
         return _SentExclusions(self)
 
@@ -84,6 +90,7 @@ class Helper(Workers):
         # The leader publishes and writes the report.
         if self.report is not None:
             self.report.close()
+        self.close_history()
 
     def _on_message(self, message: dict[str, Any]) -> None:
         if message["t"] == "links":

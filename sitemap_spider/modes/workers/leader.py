@@ -16,6 +16,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 
 from sitemap_spider import stats as keys
+from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
@@ -114,6 +115,8 @@ class Leader(Workers):
             self._take_links(message["l"])
         elif kind == "entry":
             self.take(SitemapEntry(**message["e"]))  # checked and counted here, as this process's own
+        elif kind == "record":
+            self.observe(PageRecord.from_json(message["r"]))
         elif kind == "exclude":
             assert self.report is not None
             self.report.exclude(message["u"], message["r"], message.get("d"))

@@ -1,0 +1,84 @@
+"""One page's record in the crawl history, and its forms on the wire (JSON) and on disk (a row)."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+#: What this crawl found of a page compared with the history: the stats count each.
+Outcome = Literal["new", "changed", "unchanged", "not_modified", "kept"]
+
+#: The columns of a record, in row order.
+COLUMNS = (
+    "url", "loc", "fingerprint", "last_modified", "etag", "first_seen", "changed_at", "lastmod",
+    "status", "last_ok", "outlinks", "content_digest", "outcome",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """What the history keeps of one listed page (times in seconds since the epoch, UTC).
+
+    ``url`` is the URL crawled, ``loc`` the one listed; ``status`` is the last status
+    (0: no response); ``last_ok`` the last time the page was fetched well (200 or 304);
+    ``outlinks`` its links on the site, compressed (see :func:`pack_links`).
+    """
+
+    url: str
+    loc: str
+    fingerprint: str | None
+    last_modified: str | None
+    etag: str | None
+    first_seen: float
+    changed_at: float | None
+    lastmod: str | None
+    status: int
+    last_ok: float
+    outlinks: bytes = b""
+    content_digest: str | None = None
+    outcome: Outcome = "new"
+
+    def row(self) -> tuple[Any, ...]:
+        # Not dataclasses.astuple, which deep-copies every field: 10x slower, once per page.
+        return (
+            self.url, self.loc, self.fingerprint, self.last_modified, self.etag, self.first_seen,
+            self.changed_at, self.lastmod, self.status, self.last_ok, self.outlinks, self.content_digest,
+            self.outcome,
+        )  # fmt: skip
+
+    @classmethod
+    def from_row(cls, row: Iterable[Any]) -> PageRecord:
+        values = list(row)
+        values[10] = bytes(values[10] or b"")
+        return cls(*values)
+
+    def to_json(self) -> str:
+        """The record as JSON (between the processes of a crawl, and in Redis)."""
+        values = self.row()
+        return json.dumps([*values[:10], values[10].hex(), *values[11:]], separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> PageRecord:
+        values = json.loads(text)
+        values[10] = bytes.fromhex(values[10])
+        return cls(*values)
+
+    def links(self, origin: str) -> list[str]:
+        """The page's links on the site, as absolute URLs."""
+        return unpack_links(self.outlinks, origin)
+
+
+def pack_links(urls: Iterable[str], *origins: str) -> bytes:
+    """The links of a page on one of ``origins`` as their paths, once each, compressed: a few bytes a link."""
+    prefixes = tuple(dict.fromkeys(origin + "/" for origin in origins))
+    paths = dict.fromkeys(url[url.index("/", url.index("//") + 2):] for url in urls if url.startswith(prefixes))
+    return zlib.compress("\n".join(paths).encode("utf-8")) if paths else b""
+
+
+def unpack_links(data: bytes, origin: str) -> list[str]:
+    if not data:
+        return []
+    return [origin + path for path in zlib.decompress(data).decode("utf-8").split("\n")]

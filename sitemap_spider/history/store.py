@@ -1,0 +1,107 @@
+"""The crawl history's SQLite file, and the staging of a crawl's records until its set is published."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from sitemap_spider.history.record import COLUMNS, PageRecord
+
+logger = logging.getLogger(__name__)
+
+_TABLE = f"""
+CREATE TABLE IF NOT EXISTS pages (
+    url TEXT PRIMARY KEY, {", ".join(f"{name} {kind}" for name, kind in zip(COLUMNS[1:], (
+        "TEXT NOT NULL", "TEXT", "TEXT", "TEXT", "REAL NOT NULL", "REAL", "TEXT",
+        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT",
+    ), strict=True))}
+) WITHOUT ROWID;
+"""  # fmt: skip
+_INSERT = f"INSERT OR REPLACE INTO pages VALUES ({', '.join('?' * len(COLUMNS))})"
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM pages"
+# Another process may be committing (a second crawl of the site, a Redis publisher): wait for it.
+_BUSY_SECONDS = 120.0
+
+
+class HistoryStore:
+    """One site's crawl history: read by every process of a crawl, written once, when its set is published."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
+            # WAL: the crawl's readers never wait for a commit, nor a commit for them.
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_TABLE + "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);")
+            self._db = db
+        return self._db
+
+    def get(self, url: str) -> PageRecord | None:
+        """The record of the page crawled at ``url``, if the last published set listed it."""
+        row = self._connection().execute(_SELECT + " WHERE url = ?", (url,)).fetchone()
+        return None if row is None else PageRecord.from_row(row)
+
+    def records(self) -> Iterator[PageRecord]:
+        """Every record, in URL order."""
+        for row in self._connection().execute(_SELECT + " ORDER BY url"):
+            yield PageRecord.from_row(row)
+
+    def __len__(self) -> int:
+        return int(self._connection().execute("SELECT count(*) FROM pages").fetchone()[0])
+
+    def commit(self, records: Iterable[PageRecord], origin: str) -> int:
+        """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.
+
+        Pages of the last set that this crawl did not list are dropped with the old records.
+        One file may hold several origins (a SITEMAP_HISTORY shared by several sites).
+        """
+        db = self._connection()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # "/" and "0" are neighbours in ASCII: exactly the URLs under origin + "/".
+            db.execute("DELETE FROM pages WHERE url >= ? AND url < ?", (origin + "/", origin + "0"))
+            written = 0
+            for record in records:
+                db.execute(_INSERT, record.row())
+                written += 1
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('published_at', ?)", (repr(time.time()),))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return written
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+class Staging:
+    """This crawl's records until its set is published: a private SQLite file the OS reclaims at close.
+
+    SQLite deletes a database opened with an empty name when its connection closes, so a
+    crawl that ends without publishing leaves nothing behind.
+    """
+
+    def __init__(self) -> None:
+        self._db = sqlite3.connect("")
+        self._db.executescript(_TABLE)
+
+    def add(self, record: PageRecord) -> None:
+        """Stage a record; a later one for the same URL replaces it."""
+        self._db.execute(_INSERT, record.row())
+
+    def records(self) -> Iterator[PageRecord]:
+        for row in self._db.execute(_SELECT + " ORDER BY url"):
+            yield PageRecord.from_row(row)
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,57 @@
+"""crawl/recrawl.py: which failures keep a page of the last set listed, and for how long."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemap_spider.config import CrawlTarget
+from sitemap_spider.crawl.recrawl import DAY, Recrawl, is_transient
+from sitemap_spider.history.record import PageRecord
+from sitemap_spider.history.store import HistoryStore
+
+ORIGIN = "http://127.0.0.1:8000"
+
+
+@pytest.mark.parametrize(
+    ("status", "transient"),
+    [(0, True), (408, True), (429, True), (500, True), (503, True), (599, True),
+     (404, False), (410, False), (403, False), (401, False), (200, False), (304, False)],
+)
+def test_which_failures_may_pass(status: int, transient: bool) -> None:
+    assert is_transient(status) is transient
+
+
+def _recrawl(tmp_path: Path, fetched_days_ago: float, days: float = 7.0) -> Recrawl:
+    store = HistoryStore(tmp_path / "history.sqlite")
+    record = PageRecord(
+        url=ORIGIN + "/p", loc=ORIGIN + "/p", fingerprint="v1:f", last_modified=None, etag=None,
+        first_seen=0.0, changed_at=0.0, lastmod="2024-01-01", status=200,
+        last_ok=time.time() - fetched_days_ago * DAY,
+    )  # fmt: skip
+    store.commit([record], ORIGIN)
+    crawler: Any = None  # kept() counts nothing
+    return Recrawl(store, CrawlTarget.from_arguments({"url": ORIGIN + "/"}), days, crawler)
+
+
+@pytest.mark.parametrize(("days_ago", "kept"), [(0.0, True), (6.9, True), (7.1, False)])
+def test_a_page_is_kept_for_the_days_since_it_was_last_fetched_well(
+    tmp_path: Path, days_ago: float, kept: bool
+) -> None:
+    recrawl = _recrawl(tmp_path, days_ago)
+    record = recrawl.kept(ORIGIN + "/p", 503)
+    assert (record is not None) is kept
+    if record is not None:
+        assert record.status == 503 and record.outcome == "kept" and record.lastmod == "2024-01-01"
+        assert dataclasses.replace(record, status=200, outcome="new") == recrawl.record(ORIGIN + "/p")
+
+
+def test_a_page_that_is_gone_or_unknown_is_not_kept(tmp_path: Path) -> None:
+    recrawl = _recrawl(tmp_path, 1.0)
+    assert recrawl.kept(ORIGIN + "/p", 404) is None
+    assert recrawl.kept(ORIGIN + "/other", 503) is None
+    assert _recrawl(tmp_path / "zero", 0.0001, days=0.0).kept(ORIGIN + "/p", 503) is None
