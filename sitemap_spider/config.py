@@ -37,8 +37,8 @@ from sitemap_spider.config_parsing import (
     read_workers,
 )
 from sitemap_spider.crawl.urls import Site
-from sitemap_spider.indexnow import IndexNowConfig
 from sitemap_spider.history.location import HistoryLocation
+from sitemap_spider.indexnow import IndexNowConfig
 from sitemap_spider.sitemaps.ingest import IngestOptions
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish import OutputOptions
