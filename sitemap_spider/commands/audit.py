@@ -7,7 +7,8 @@ else /sitemap.xml, or the one ``-a sitemap=`` names) and keeps every listed URL;
 sitemap spider crawls the site as ``scrapy crawl sitemap`` does, from the start page and every
 listed URL of the site, with ``SITEMAP_PUBLISH=False``: nothing is published. The findings are
 the validate rules plus the audit rules (README). Exit code 0: no error; 1: errors; 2: no sitemap
-could be read, or the crawl could not run.
+could be read, or the crawl could not run. ``-s SITEMAP_REPORT=audit.html`` (or ``.json``): the
+crawl's report, written after the comparison, with every finding.
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from twisted.internet.defer import Deferred
 from sitemap_spider.checking.audit import AuditSession, compare, crawl_facts, url_key
 from sitemap_spider.checking.report import as_json, as_text, exit_code
 from sitemap_spider.commands.validate_spider import ValidateSpider
+from sitemap_spider.crawl.spider import SitemapSpider
 from sitemap_spider.modes.collecting import CollectingMode
 from sitemap_spider.sitemaps.urls import origin_of
 
 if TYPE_CHECKING:
     import argparse
+    from typing import Self
 
     from scrapy.crawler import Crawler
 
@@ -75,7 +78,7 @@ class Command(ScrapyCommand):
                 site,
                 *sorted(k for k in session.listed_urls if k != site and origin_of(k) + "/" == site),
             ]
-            process.crawl("sitemap", url=" ".join(starts))
+            process.crawl(AuditedSiteSpider, url=" ".join(starts))
             # Crawlers leave process.crawlers when they end: keep this one.
             held.extend(c for c in process.crawlers if c.spidercls.name == "sitemap")
 
@@ -93,6 +96,8 @@ class Command(ScrapyCommand):
         session.resolve_cross_submission(robots)
         modes = [mode for s in spiders if isinstance(mode := getattr(s, "crawl_mode", None), CollectingMode)]
         self.exitcode = self._compare(session, modes[0] if modes else None, site)
+        if modes:  # SITEMAP_REPORT: the crawl's report with every finding
+            modes[0].write_report([finding.as_json() for finding in session.log.listed])
         print(as_json(session) if opts.json else as_text(session))
         sys.stdout.flush()
 
@@ -120,3 +125,15 @@ class Command(ScrapyCommand):
         entries = [(entry.loc, entry.lastmod) for entry in mode.entries]
         compare(session, crawl_facts(entries, mode.excluded, mode.linked), site)
         return exit_code(session)
+
+
+class AuditedSiteSpider(SitemapSpider):
+    """The sitemap spider, its report (``SITEMAP_REPORT``) left to the audit, which adds its findings."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        assert isinstance(spider, cls)
+        if isinstance(spider.crawl_mode, CollectingMode):
+            spider.crawl_mode.hold_report()
+        return spider
