@@ -125,7 +125,24 @@ def test_a_sitemap_in_step_with_the_site_has_no_finding(tmp_path: Path) -> None:
 
 
 def test_audit_without_a_readable_sitemap_exits_2(tmp_path: Path) -> None:
+    written = tmp_path / "reports" / "audit.json"
+    written.parent.mkdir()
+    written.write_text("an older audit's report")
     with SiteServer() as server:
-        code, report, described = audit(server.origin + "/", tmp_path=tmp_path)
+        code, report, described = audit(server.origin + "/", "-s", f"SITEMAP_REPORT={written}", tmp_path=tmp_path)
     assert code == 2, described
     assert sorted(f["rule"] for f in report["findings"]) == ["read.fetch", "robots.no_sitemap"]
+    # No crawl ran: SITEMAP_REPORT holds the findings alone, in place of the older report.
+    saved = json.loads(written.read_text(encoding="utf-8"))
+    assert saved["findings"] == report["findings"] and saved["audit"] == report["summary"], described
+    assert saved["site"] == server.origin + "/" and saved["finish_reason"] is None
+    assert sorted(p.name for p in written.parent.iterdir()) == ["audit.json"]  # no partial file left
+
+
+def test_a_bad_setting_stops_the_audit_before_any_request(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        code, report, described = audit(server.origin + "/", "-s", "SITEMAP_MAX_URLS=many", tmp_path=tmp_path)
+        fetched = server.targets()
+    assert code == 2 and report == {}, described
+    assert "SITEMAP_MAX_URLS" in described
+    assert fetched == []

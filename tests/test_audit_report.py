@@ -39,8 +39,10 @@ def test_audit_writes_an_html_report_with_its_findings(tmp_path: Path) -> None:
     path, printed, origin, _, described = audit_with_report(tmp_path, "audit.html")
     with open_report(path) as report:
         page = report.page
+        assert page.locator("h1").inner_text() == f"Sitemap audit report \u2014 {origin}/"
         summary = page.locator("#summary").inner_text()
         assert "Not published\tSITEMAP_PUBLISH is False" in summary, summary
+        assert "Audit\t7 error(s), 6 warning(s) in 3 sitemap file(s) listing 12 URL(s)" in summary, summary
         assert "Finish reason\tfinished" in summary, summary
         assert page.locator("figure.chart h3").count() == 5
         assert page.locator("#excluded").count() == 1
@@ -64,9 +66,28 @@ def test_audit_writes_a_json_report_with_its_findings(tmp_path: Path) -> None:
     path, printed, origin, _, described = audit_with_report(tmp_path, "audit.json")
     report = json.loads(path.read_text(encoding="utf-8"))
     assert report["findings"] == printed["findings"], described
+    assert report["audit"] == printed["summary"]
     assert report["not_published"].startswith("SITEMAP_PUBLISH is False") and report["files"] == 0
     assert report["site"] == origin + "/" and report["finish_reason"] == "finished"
     # The crawl's own side: what it fetched and left out (robots.txt forbids /private/x).
     assert report["counts"]["fetched"] > 0
     assert {"url": f"{origin}/private/x", "reason": "robots"} in report["excluded_urls"]
     assert len(report["excluded_urls"]) == sum(report["excluded"].values())
+
+
+def test_an_audit_that_could_not_crawl_reports_its_findings_alone(tmp_path: Path) -> None:
+    path = tmp_path / "audit.html"
+    with SiteServer() as server:  # no robots.txt Sitemap: line, no /sitemap.xml
+        code, printed, described = audit(server.origin + "/", "-s", f"SITEMAP_REPORT={path}", tmp_path=tmp_path)
+    assert code == 2, described
+    with open_report(path) as report:
+        page = report.page
+        summary = page.locator("#summary").inner_text()
+        assert "Not crawled\tno sitemap could be read" in summary, summary
+        assert "Audit\t1 error(s)" in summary, summary
+        assert page.locator("figure.chart").count() == 0 and page.locator("#excluded").count() == 0
+        cells = page.locator("#findings tbody tr").evaluate_all(
+            "rows => rows.map(row => Array.from(row.cells, cell => cell.textContent))"
+        )
+        assert sorted(tuple(row) for row in cells) == sorted(as_cells(f) for f in printed["findings"]), described
+        assert report.problems() == []

@@ -24,8 +24,10 @@ from scrapy.utils.log import configure_logging
 from twisted.internet.defer import Deferred
 
 from sitemap_spider.checking.audit import AuditSession, compare, crawl_facts, url_key
-from sitemap_spider.checking.report import as_json, as_text, exit_code
+from sitemap_spider.checking.report import as_json, as_text, exit_code, summary
+from sitemap_spider.commands.audit_report import write_without_crawl
 from sitemap_spider.commands.validate_spider import ValidateSpider
+from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
 from sitemap_spider.crawl.spider import SitemapSpider
 from sitemap_spider.modes.collecting import CollectingMode
 from sitemap_spider.sitemaps.urls import origin_of
@@ -70,6 +72,9 @@ class Command(ScrapyCommand):
         # process: a Crawler object given to crawl() gets the process settings again.)
         self.settings.set("SITEMAP_PUBLISH", False, priority="cmdline")
         self.settings.set("SITEMAP_WORKERS", "1", priority="cmdline")
+        config = self._config()
+        if config is None:
+            return
 
         def crawl_site(_: object) -> None:
             if session.unread_inputs or not session.listed_urls:
@@ -96,10 +101,26 @@ class Command(ScrapyCommand):
         session.resolve_cross_submission(robots)
         modes = [mode for s in spiders if isinstance(mode := getattr(s, "crawl_mode", None), CollectingMode)]
         self.exitcode = self._compare(session, modes[0] if modes else None, site)
-        if modes:  # SITEMAP_REPORT: the crawl's report with every finding
-            modes[0].write_report([finding.as_json() for finding in session.log.listed])
+        # SITEMAP_REPORT: the crawl's report with every finding; without a crawl, the findings alone.
+        findings = [finding.as_json() for finding in session.log.listed]
+        if modes:
+            modes[0].write_report(findings, {"audit": summary(session)})
+        elif config.report_path is not None:
+            write_without_crawl(config.report_path, site, summary(session), findings)
         print(as_json(session) if opts.json else as_text(session))
         sys.stdout.flush()
+
+    def _config(self) -> SitemapConfig | None:
+        """The crawl's settings, checked before anything is fetched; None (exit 2) when one is bad."""
+        assert self.settings is not None
+        settings = self.settings.copy()
+        apply_defaults(settings)
+        try:
+            return SitemapConfig.from_settings(settings)
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            self.exitcode = 2
+            return None
 
     @staticmethod
     def _sitemap_argument(arguments: list[str]) -> str | None:

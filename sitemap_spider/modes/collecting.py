@@ -106,8 +106,11 @@ class CollectingMode(CrawlMode):
         """Leave the report to a later :meth:`write_report` (``scrapy audit`` adds its findings)."""
         self._report_held = True
 
-    def write_report(self, findings: Iterable[Mapping[str, object]] | None = None) -> None:
-        """Write ``SITEMAP_REPORT`` (if set) once the crawl has ended, with an audit's ``findings``."""
+    def write_report(
+        self, findings: Iterable[Mapping[str, object]] | None = None, extra: Mapping[str, Any] | None = None
+    ) -> None:
+        """Write ``SITEMAP_REPORT`` (if set) once the crawl has ended, with an audit's ``findings``
+        and ``extra`` summary fields (the audit's counts)."""
         if self.report is None:
             return
         summary: dict[str, Any] = {
@@ -117,6 +120,7 @@ class CollectingMode(CrawlMode):
             "urls": len({entry.loc for entry in self.entries}),
             "files": 0,
             "not_published": NOT_PUBLISHED,
+            **(extra or {}),
         }
         self.report.write(summary, findings=findings)
         self.report.close()
