@@ -1,5 +1,6 @@
-"""The report of a ``scrapy audit`` whose crawl never ran (no sitemap could be read, or none lists
-a URL): the audit's summary and findings alone, so ``SITEMAP_REPORT`` never keeps an older audit's.
+"""The report of a ``scrapy audit`` whose crawl never ran (no sitemap could be read, none lists
+a URL, or the crawl could not start): the summary and findings alone, so ``SITEMAP_REPORT``
+never keeps an older audit's.
 
 When the crawl ran, its own report carries the findings (``CollectingMode.write_report``).
 """
@@ -16,7 +17,7 @@ from sitemap_spider.crawl.report_facts import audit_row
 from sitemap_spider.report import HtmlReport, findings_table, write_html
 
 #: Why such a report has no crawl in it.
-NOT_CRAWLED = "no sitemap could be read, or the sitemaps list no URL to audit"
+NOT_CRAWLED = "no sitemap could be read, none lists a URL of the site, or the crawl could not start"
 
 
 def write_without_crawl(
