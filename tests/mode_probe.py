@@ -31,6 +31,8 @@ class ModeProbe:
             "scheduler": type(self.crawler.engine._slot.scheduler).__name__,
             "stored_entries": None if state is None else sum(1 for _ in state.entries()),
             "stored_exclusions": None if state is None else sum(state.exclusion_counts().values()),
+            # A collecting crawl (SITEMAP_PUBLISH=False): the URLs it kept, each once.
+            "collected": sorted({e.loc for e in mode.entries}) if type(mode).__name__ == "CollectingMode" else None,
             "spider_middlewares": sorted(str(name) for name in self.crawler.settings.getdict("SPIDER_MIDDLEWARES")),
         }
         # The helper of a two-process crawl writes beside the leader.

@@ -68,15 +68,9 @@ def audit(*args: str, tmp_path: Path) -> tuple[int, dict[str, Any], str]:
     return done.returncode, report, f"exit {done.returncode}\n{done.stdout[-5000:]}\n{done.stderr[-5000:]}"
 
 
-def test_audit_reports_every_planted_defect_and_nothing_else(tmp_path: Path) -> None:
-    with SiteServer() as server, SiteServer() as other:
-        plant(server, other.origin)
-        code, report, described = audit(server.origin + "/", tmp_path=tmp_path)
-        fetched = server.targets()
-    o = server.origin
-    assert code == 1, described
-    found = sorted(((f["rule"], f["url"]) for f in report["findings"]), key=str)
-    assert found == sorted([
+def planted_findings(o: str, other: str) -> list[tuple[str, str | None]]:
+    """(rule, url) of every defect :func:`plant` plants, sorted."""
+    return sorted([
         ("audit.redirect", f"{o}/old"),
         ("audit.http_error", f"{o}/gone"),
         ("audit.noindex", f"{o}/noidx"),
@@ -86,11 +80,22 @@ def test_audit_reports_every_planted_defect_and_nothing_else(tmp_path: Path) -> 
         ("audit.lastmod_after_page", f"{o}/stale"),
         ("audit.unlisted", f"{o}/unlisted"),
         ("audit.lastmod_uniform", None),
-        ("audit.offsite", f"{other.origin}/page"),
-        ("loc.cross_submission", f"{other.origin}/page"),  # the protocol's side of the same URL
+        ("audit.offsite", f"{other}/page"),
+        ("loc.cross_submission", f"{other}/page"),  # the protocol's side of the same URL
         ("lastmod.future", f"{o}/future"),
         ("duplicate.across_files", f"{o}/a"),
-    ], key=str), described  # fmt: skip
+    ], key=str)  # fmt: skip
+
+
+def test_audit_reports_every_planted_defect_and_nothing_else(tmp_path: Path) -> None:
+    with SiteServer() as server, SiteServer() as other:
+        plant(server, other.origin)
+        code, report, described = audit(server.origin + "/", tmp_path=tmp_path)
+        fetched = server.targets()
+    o = server.origin
+    assert code == 1, described
+    found = sorted(((f["rule"], f["url"]) for f in report["findings"]), key=str)
+    assert found == planted_findings(o, other.origin), described
     details = {f["rule"]: f["detail"] for f in report["findings"]}
     assert details["audit.redirect"] == f"redirect: 301 to {o}/a"
     assert details["audit.http_error"] == "http_error: 404"
@@ -120,7 +125,24 @@ def test_a_sitemap_in_step_with_the_site_has_no_finding(tmp_path: Path) -> None:
 
 
 def test_audit_without_a_readable_sitemap_exits_2(tmp_path: Path) -> None:
+    written = tmp_path / "reports" / "audit.json"
+    written.parent.mkdir()
+    written.write_text("an older audit's report")
     with SiteServer() as server:
-        code, report, described = audit(server.origin + "/", tmp_path=tmp_path)
+        code, report, described = audit(server.origin + "/", "-s", f"SITEMAP_REPORT={written}", tmp_path=tmp_path)
     assert code == 2, described
     assert sorted(f["rule"] for f in report["findings"]) == ["read.fetch", "robots.no_sitemap"]
+    # No crawl ran: SITEMAP_REPORT holds the findings alone, in place of the older report.
+    saved = json.loads(written.read_text(encoding="utf-8"))
+    assert saved["findings"] == report["findings"] and saved["audit"] == report["summary"], described
+    assert saved["site"] == server.origin + "/" and saved["finish_reason"] is None
+    assert sorted(p.name for p in written.parent.iterdir()) == ["audit.json"]  # no partial file left
+
+
+def test_a_bad_setting_stops_the_audit_before_any_request(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        code, report, described = audit(server.origin + "/", "-s", "SITEMAP_MAX_URLS=many", tmp_path=tmp_path)
+        fetched = server.targets()
+    assert code == 2 and report == {}, described
+    assert "SITEMAP_MAX_URLS" in described
+    assert fetched == []

@@ -80,13 +80,25 @@ def test_a_scheduler_of_the_projects_own_means_no_state(
     assert facts["scheduler"] == "Scheduler"
 
 
-def test_collecting_mode_publishes_nothing(case_site: RunningSite, tmp_path: Path) -> None:
+def test_collecting_mode_publishes_nothing_and_writes_its_report(case_site: RunningSite, tmp_path: Path) -> None:
     probe = tmp_path / "probe.json"
     crawl = crawl_site(
         case_site, tmp_path, settings={**PROBE, "MODE_PROBE": str(probe), "SITEMAP_PUBLISH": "False"}, timeout=300
     )
     assert crawl.result.returncode == 0, crawl.result.describe()  # finished: nothing was to be published
-    assert json.loads(probe.read_text())["mode"] == "CollectingMode"
+    facts = json.loads(probe.read_text())
+    assert facts["mode"] == "CollectingMode"
     assert crawl.result.files() == {}
     assert "nothing published (SITEMAP_PUBLISH is False)" in crawl.result.stderr
     assert "no sitemap published" not in crawl.result.stderr
+    # SITEMAP_REPORT=report.json (crawl_site's): written as by a publishing crawl, naming no file.
+    report = crawl.result.report
+    assert report is not None, crawl.result.describe()
+    expected = [e["loc"] for e in crawl.spec.expected_listed()]
+    assert [loc for loc in facts["collected"] if not crawl.spec.is_trap(loc)] == expected
+    assert report["urls"] == len(facts["collected"]) and report["files"] == 0
+    assert report["finish_reason"] == "finished" and report["not_published"].startswith("SITEMAP_PUBLISH is False")
+    assert "index" not in report and "findings" not in report
+    assert sum(report["listed"]["sections"].values()) == report["urls"]
+    assert report["counts"]["fetched"] > report["urls"]
+    assert len(report["excluded_urls"]) == sum(report["excluded"].values()) > 0

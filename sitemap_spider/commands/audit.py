@@ -7,7 +7,8 @@ else /sitemap.xml, or the one ``-a sitemap=`` names) and keeps every listed URL;
 sitemap spider crawls the site as ``scrapy crawl sitemap`` does, from the start page and every
 listed URL of the site, with ``SITEMAP_PUBLISH=False``: nothing is published. The findings are
 the validate rules plus the audit rules (README). Exit code 0: no error; 1: errors; 2: no sitemap
-could be read, or the crawl could not run.
+could be read, or the crawl could not run. ``-s SITEMAP_REPORT=audit.html`` (or ``.json``): the
+crawl's report, written after the comparison, with every finding.
 """
 
 from __future__ import annotations
@@ -23,13 +24,17 @@ from scrapy.utils.log import configure_logging
 from twisted.internet.defer import Deferred
 
 from sitemap_spider.checking.audit import AuditSession, compare, crawl_facts, url_key
-from sitemap_spider.checking.report import as_json, as_text, exit_code
+from sitemap_spider.checking.report import as_json, as_text, exit_code, summary
+from sitemap_spider.commands.audit_report import write_without_crawl
 from sitemap_spider.commands.validate_spider import ValidateSpider
+from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
+from sitemap_spider.crawl.spider import SitemapSpider
 from sitemap_spider.modes.collecting import CollectingMode
 from sitemap_spider.sitemaps.urls import origin_of
 
 if TYPE_CHECKING:
     import argparse
+    from typing import Self
 
     from scrapy.crawler import Crawler
 
@@ -67,6 +72,9 @@ class Command(ScrapyCommand):
         # process: a Crawler object given to crawl() gets the process settings again.)
         self.settings.set("SITEMAP_PUBLISH", False, priority="cmdline")
         self.settings.set("SITEMAP_WORKERS", "1", priority="cmdline")
+        config = self._config()
+        if config is None:
+            return
 
         def crawl_site(_: object) -> None:
             if session.unread_inputs or not session.listed_urls:
@@ -75,7 +83,7 @@ class Command(ScrapyCommand):
                 site,
                 *sorted(k for k in session.listed_urls if k != site and origin_of(k) + "/" == site),
             ]
-            process.crawl("sitemap", url=" ".join(starts))
+            process.crawl(AuditedSiteSpider, url=" ".join(starts))
             # Crawlers leave process.crawlers when they end: keep this one.
             held.extend(c for c in process.crawlers if c.spidercls.name == "sitemap")
 
@@ -93,8 +101,26 @@ class Command(ScrapyCommand):
         session.resolve_cross_submission(robots)
         modes = [mode for s in spiders if isinstance(mode := getattr(s, "crawl_mode", None), CollectingMode)]
         self.exitcode = self._compare(session, modes[0] if modes else None, site)
+        # SITEMAP_REPORT: the crawl's report with every finding; without a crawl, the findings alone.
+        findings = [finding.as_json() for finding in session.log.listed]
+        if modes:
+            modes[0].write_report(findings, {"audit": summary(session)})
+        elif config.report_path is not None:
+            write_without_crawl(config.report_path, site, summary(session), findings)
         print(as_json(session) if opts.json else as_text(session))
         sys.stdout.flush()
+
+    def _config(self) -> SitemapConfig | None:
+        """The crawl's settings, checked before anything is fetched; None (exit 2) when one is bad."""
+        assert self.settings is not None
+        settings = self.settings.copy()
+        apply_defaults(settings)
+        try:
+            return SitemapConfig.from_settings(settings)
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            self.exitcode = 2
+            return None
 
     @staticmethod
     def _sitemap_argument(arguments: list[str]) -> str | None:
@@ -120,3 +146,15 @@ class Command(ScrapyCommand):
         entries = [(entry.loc, entry.lastmod) for entry in mode.entries]
         compare(session, crawl_facts(entries, mode.excluded, mode.linked), site)
         return exit_code(session)
+
+
+class AuditedSiteSpider(SitemapSpider):
+    """The sitemap spider, its report (``SITEMAP_REPORT``) left to the audit, which adds its findings."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        assert isinstance(spider, cls)
+        if isinstance(spider.crawl_mode, CollectingMode):
+            spider.crawl_mode.hold_report()
+        return spider

@@ -19,7 +19,7 @@ from scrapy.statscollectors import StatsCollector
 from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
 from sitemap_spider.crawl import report_facts as facts
-from sitemap_spider.report import write_html
+from sitemap_spider.report import FINDING_FIELDS, write_html
 from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
@@ -163,10 +163,10 @@ class CrawlReport:
         findings: Iterable[Mapping[str, object]] | None = None,
     ) -> None:
         """Write the report: ``summary`` fields, counts, sitemap stats, every exclusion, then the
-        URLs ``changes`` lists (``added_urls``, ``changed_urls``, ``removed_urls``).
+        URLs ``changes`` lists (``added_urls``, ``changed_urls``, ``removed_urls``), then the
+        ``findings`` of an audit (each a mapping of :data:`sitemap_spider.report.FINDING_FIELDS`).
 
-        A path ending in ``.html`` gets the HTML page, which also shows ``findings`` (an
-        audit's, each a mapping of :data:`sitemap_spider.report.FINDING_FIELDS`) when given.
+        A path ending in ``.html`` gets the HTML page, with a table of the findings when given.
         """
         if self._path is None:
             return
@@ -195,6 +195,8 @@ class CrawlReport:
             out.write("\n ]")
             if changes is not None:
                 _write_changed_urls(out, changes)
+            if findings is not None:
+                _write_findings(out, findings)
             out.write("\n}\n")
         os.replace(partial, self._path)
         logger.info("Crawl report written to %s", self._path)
@@ -230,3 +232,12 @@ def _write_changed_urls(out: IO[str], changes: SetChanges) -> None:
         for index, url in enumerate(changes.urls(kind)):
             out.write(("\n  " if index == 0 else ",\n  ") + json.dumps(url, ensure_ascii=False))
         out.write("\n ]")
+
+
+def _write_findings(out: IO[str], findings: Iterable[Mapping[str, object]]) -> None:
+    """An audit's findings, one object of the FINDING_FIELDS each, as its ``--json`` prints them."""
+    out.write(',\n "findings": [')
+    for index, finding in enumerate(findings):
+        row = {name: finding.get(name) for name in FINDING_FIELDS}
+        out.write(("\n  " if index == 0 else ",\n  ") + json.dumps(row, ensure_ascii=False, default=str))
+    out.write("\n ]")

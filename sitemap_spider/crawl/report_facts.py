@@ -139,8 +139,9 @@ def html_report(
                     rows, "Every URL the crawl left out of the sitemap, with its reason.")]
     if findings is not None:
         tables.append(findings_table(findings))
+    kind = "crawl" if findings is None else "audit"
     return HtmlReport(
-        title=f"Sitemap crawl report \u2014 {head.get('index_url') or head.get('site') or ''}".rstrip(" \u2014"),
+        title=f"Sitemap {kind} report \u2014 {head.get('index_url') or head.get('site') or ''}".rstrip(" \u2014"),
         summary=_summary(head, counts, excluded),
         charts=charts(counts, excluded, listed),
         tables=tables,
@@ -154,12 +155,20 @@ def _summary(head: Mapping[str, Any], counts: Mapping[str, int], excluded: Mappi
         rows.append(("Index", f"{head['index']} ({head.get('index_url', '')})"))
     if head.get("not_published"):
         rows.append(("Not published", str(head["not_published"])))
+    if isinstance(head.get("audit"), Mapping):
+        rows.append(audit_row(head["audit"]))
     by_reason = ", ".join(f"{reason} {n:,}" for reason, n in sorted(excluded.items(), key=_largest) if n)
     rows.append(("Excluded URLs", f"{sum(excluded.values()):,}" + (f" ({by_reason})" if by_reason else "")))
     rows.append(("Pages fetched", f"{counts.get(FETCHED, 0):,} ({counts.get(RENDERED, 0):,} rendered)"))
     rows += _times(head.get("start_time"))
     rows.append(("Finish reason", str(head.get("finish_reason", ""))))
     return rows
+
+
+def audit_row(audit: Mapping[str, Any]) -> tuple[str, str]:
+    """The summary row of an audit's counts (``scrapy audit``'s JSON ``summary``)."""
+    counts = f"{audit.get('errors', 0):,} error(s), {audit.get('warnings', 0):,} warning(s)"
+    return ("Audit", f"{counts} in {audit.get('files', 0):,} sitemap file(s) listing {audit.get('urls', 0):,} URL(s)")
 
 
 def _times(start: object) -> list[tuple[str, str]]:

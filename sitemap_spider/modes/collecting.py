@@ -2,15 +2,16 @@
 
 ``SITEMAP_PUBLISH = False`` chooses it. ``scrapy audit`` runs it in its own process and reads
 what it kept when the crawl has ended; everything stays in memory (a few hundred bytes per URL),
-so it is one process only: no second worker, no ``JOBDIR``, no Redis.
+so it is one process only: no second worker, no ``JOBDIR``, no Redis. Its end writes the report
+(``SITEMAP_REPORT``) as every crawl's does, unless the report was held for an audit's findings.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
+
+#: Why the report of a collecting crawl lists no sitemap file.
+NOT_PUBLISHED = "SITEMAP_PUBLISH is False: nothing is published"
 
 
 class CollectingMode(CrawlMode):
@@ -47,6 +51,7 @@ class CollectingMode(CrawlMode):
         self.linked: set[str] = set()
         self._counts: Counter[str] = Counter()
         self.end_reason: str | None = None
+        self._report_held = False
         self.crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
 
     @classmethod
@@ -63,6 +68,8 @@ class CollectingMode(CrawlMode):
 
     def keep(self, entry: SitemapEntry) -> None:
         self.entries.append(entry)
+        if self.report is not None:
+            self.report.listed.add(entry.loc, entry.lastmod)  # the report's lastmod ages and sections
 
     def exclusion_store(self) -> ExclusionStore | None:
         return self
@@ -92,3 +99,28 @@ class CollectingMode(CrawlMode):
             len(self.entries),
             len(self.excluded),
         )
+        if not self._report_held:
+            self.write_report()
+
+    def hold_report(self) -> None:
+        """Leave the report to a later :meth:`write_report` (``scrapy audit`` adds its findings)."""
+        self._report_held = True
+
+    def write_report(
+        self, findings: Iterable[Mapping[str, object]] | None = None, extra: Mapping[str, Any] | None = None
+    ) -> None:
+        """Write ``SITEMAP_REPORT`` (if set) once the crawl has ended, with an audit's ``findings``
+        and ``extra`` summary fields (the audit's counts)."""
+        if self.report is None:
+            return
+        summary: dict[str, Any] = {
+            "finish_reason": self.end_reason,
+            "site": self.publisher.base_url,
+            # What a publishing crawl would have listed (a page can be kept twice: counted once).
+            "urls": len({entry.loc for entry in self.entries}),
+            "files": 0,
+            "not_published": NOT_PUBLISHED,
+            **(extra or {}),
+        }
+        self.report.write(summary, findings=findings)
+        self.report.close()
