@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import extensions_json, with_extensions_json
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ CREATE TABLE IF NOT EXISTS requests (
 );
 CREATE INDEX IF NOT EXISTS pending ON requests (state, priority DESC, id);
 CREATE TABLE IF NOT EXISTS entries (loc TEXT PRIMARY KEY, lastmod TEXT, changefreq TEXT,
-                                    priority REAL, content_digest TEXT);
+                                    priority REAL, content_digest TEXT, extensions TEXT);
 -- A page fetched again after a resume is reported once.
 CREATE TABLE IF NOT EXISTS exclusions (url TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT,
                                        UNIQUE (url, reason));
@@ -55,6 +56,9 @@ class CrawlState:
         # NORMAL: a process crash loses nothing committed; only a power cut may lose the last commits.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
+        if "extensions" not in columns:  # a state file of an earlier version: its entries have none
+            self._db.execute("ALTER TABLE entries ADD COLUMN extensions TEXT")
         self._last_commit = time.monotonic()
         # Done marks wait one commit interval: Scrapy queues a callback's requests a loop
         # turn after its output is drained, and a mark must never be committed before them.
@@ -119,14 +123,15 @@ class CrawlState:
     def add_entry(self, entry: SitemapEntry) -> None:
         """Store an entry; a later one for the same loc replaces it."""
         self._db.execute(
-            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
-            (entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest),
+            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)",
+            (entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest, extensions_json(entry)),
         )
 
     def entries(self) -> Iterator[SitemapEntry]:
         """Every stored entry (in loc order, one per loc)."""
-        for row in self._db.execute("SELECT loc, lastmod, changefreq, priority, content_digest FROM entries ORDER BY loc"):
-            yield SitemapEntry(*row)
+        query = "SELECT loc, lastmod, changefreq, priority, content_digest, extensions FROM entries ORDER BY loc"
+        for *row, extensions in self._db.execute(query):
+            yield with_extensions_json(SitemapEntry(*row), extensions)
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         self._db.execute("INSERT OR IGNORE INTO exclusions VALUES (?, ?, ?)", (url, reason, detail))

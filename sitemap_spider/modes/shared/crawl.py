@@ -23,6 +23,7 @@ from sitemap_spider import stats as keys
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import extensions_json, with_extensions_json
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -184,12 +185,16 @@ class SharedCrawl:
 
     # --- entries and exclusions, as CrawlState keeps them -------------------------
     def add_entry(self, entry: SitemapEntry) -> None:
-        value = json.dumps([entry.lastmod, entry.changefreq, entry.priority, entry.content_digest])
+        fields = [entry.lastmod, entry.changefreq, entry.priority, entry.content_digest]
+        extensions = extensions_json(entry)
+        value = json.dumps(fields if extensions is None else [*fields, extensions])
         self.redis.hset(self.keys.entries, entry.loc, value)
 
     def entries(self) -> Iterator[SitemapEntry]:
         for loc, value in self.redis.hscan_iter(self.keys.entries):
-            yield SitemapEntry(_text(loc), *json.loads(value))
+            fields = json.loads(value)
+            extensions = fields.pop() if len(fields) > 4 else None
+            yield with_extensions_json(SitemapEntry(_text(loc), *fields), extensions)
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         # A page fetched again after a lease ran out is reported once.

@@ -17,6 +17,8 @@ from scrapy.exceptions import DontCloseSpider
 
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.handover import Workers
+from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import extensions_json
 
 if TYPE_CHECKING:
     import socket
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.crawl.report import ExclusionStore
-    from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,8 @@ class Helper(Workers):
     def take(self, entry: SitemapEntry) -> bool:
         """Send the entry to the leader, which checks and counts it."""
         assert self.channel is not None
-        self.channel.send({"t": "entry", "e": dataclasses.asdict(entry)})
+        fields = {field.name: getattr(entry, field.name) for field in dataclasses.fields(SitemapEntry)}
+        self.channel.send({"t": "entry", "e": fields, "x": extensions_json(entry)})
         return True
 
     def exclusion_store(self) -> ExclusionStore:

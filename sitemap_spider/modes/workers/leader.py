@@ -20,6 +20,7 @@ from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
 from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import with_extensions_json
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -112,7 +113,8 @@ class Leader(Workers):
         if kind == "links":
             self._take_links(message["l"])
         elif kind == "entry":
-            self.take(SitemapEntry(**message["e"]))  # checked and counted here, as this process's own
+            # Checked and counted here, as this process's own.
+            self.take(with_extensions_json(SitemapEntry(**message["e"]), message.get("x")))
         elif kind == "exclude":
             assert self.report is not None
             self.report.exclude(message["u"], message["r"], message.get("d"))
