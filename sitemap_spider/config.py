@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +36,7 @@ from sitemap_spider.config_parsing import (
     read_workers,
 )
 from sitemap_spider.crawl.urls import Site
+from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps.ingest import IngestOptions
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish import OutputOptions
@@ -144,6 +145,7 @@ class SitemapConfig:
     workers: int = 1
     workers_after: int = 0
     shared: SharedConfig | None = None
+    rich: RichConfig = field(default_factory=RichConfig)
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -179,6 +181,7 @@ class SitemapConfig:
             workers=read_workers(settings, "SITEMAP_WORKERS"),
             workers_after=read_number(settings, "SITEMAP_WORKERS_AFTER", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
+            rich=RichConfig.from_settings(settings),
         )
 
     def listable(self, public_url: str) -> bool:

@@ -60,3 +60,16 @@ WORKERS_LOST: Final = "sitemap/workers/lost"
 SHARED_PUBLISHER: Final = "sitemap/shared/publisher"
 #: Requests put back in the shared queue after their worker stopped answering.
 SHARED_REQUEUED: Final = "sitemap/shared/requeued"
+
+# --- rich sitemaps: hreflang, images, videos, news (crawl/enrich.py, sitemaps/hreflang.py) ---
+#: ``sitemap/hreflang/<reason>``: alternates not written (not_reciprocal, target_not_listed,
+#: bad_hreflang, duplicate_hreflang), and those on other hosts written unchecked (unchecked).
+HREFLANG: Final = "sitemap/hreflang/"
+#: ``sitemap/images/over_limit``: pages with more than 1,000 images (the first 1,000 written).
+IMAGES: Final = "sitemap/images/"
+#: ``sitemap/video/missing_field``: videos not written for want of a required field.
+VIDEO: Final = "sitemap/video/"
+#: ``sitemap/news/<reason>``: articles not in the news files (bad_date, no_title, no_language,
+#: too_old); ``sitemap/news/urls``: articles in them.
+NEWS: Final = "sitemap/news/"
+NEWS_URLS: Final = NEWS + "urls"

@@ -14,6 +14,12 @@ from scrapy.statscollectors import StatsCollector
 
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
+#: Said in the report when alternates on other hosts were written: nothing here could check them.
+UNCHECKED_NOTE = (
+    "alternates on other hosts (listed in hreflang_unchecked_hosts) are written without a check: "
+    "their reciprocity can only be checked by a crawl of those hosts"
+)
+
 logger = logging.getLogger(__name__)
 
 #: Every reason a URL is not listed (stats ``sitemap/excluded/<reason>``), as the README explains them.
@@ -66,6 +72,8 @@ class CrawlReport:
         self._path = path
         self._store = store
         self._spool: IO[str] | None = None
+        self._problems: IO[str] | None = None  # rows of not_written, spooled once there is one
+        self._unchecked_hosts: set[str] = set()
         if path is not None and store is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._spool = tempfile.NamedTemporaryFile(
@@ -83,6 +91,21 @@ class CrawlReport:
             self._store.add_exclusion(url, reason, detail)
         elif self._spool is not None:
             self._spool.write(json.dumps(_row(url, reason, detail), ensure_ascii=False) + "\n")
+
+    def not_written(self, kind: str, reason: str, page: str, detail: str) -> None:
+        """Record extension data of a listed page that is not written (an alternate, a video,
+        an article), or an alternate written unchecked: ``sitemap/<kind>/<reason>`` and a row
+        of the report's ``extension_problems``."""
+        self._stats.inc_value(f"sitemap/{kind}/{reason}")
+        logger.debug("%s %s of %s: %s", kind, reason, page, detail)
+        if kind == "hreflang" and reason == "unchecked":
+            self._unchecked_hosts.add(detail.split("/")[2] if detail.count("/") >= 2 else detail)
+            return
+        if self._path is not None:
+            if self._problems is None:
+                self._problems = tempfile.TemporaryFile("w+", encoding="utf-8", dir=self._path.parent)  # noqa: SIM115 - closed in close()
+            row = {"kind": kind, "reason": reason, "page": page, "detail": detail}
+            self._problems.write(json.dumps(row, ensure_ascii=False) + "\n")
 
     def excluded_counts(self) -> dict[str, int]:
         """Exclusions so far by reason, from the stats."""
@@ -107,6 +130,9 @@ class CrawlReport:
             for key, value in sorted(self._stats.get_stats().items())
             if key.startswith("sitemap/")
         }
+        if self._unchecked_hosts:
+            head["hreflang_unchecked"] = UNCHECKED_NOTE
+            head["hreflang_unchecked_hosts"] = sorted(self._unchecked_hosts)
         partial = self._path.with_name(f".{self._path.name}.partial")
         with partial.open("w", encoding="utf-8") as out:
             # Stream the spooled rows into the list instead of loading them all.
@@ -114,6 +140,11 @@ class CrawlReport:
             out.write(',\n "excluded_urls": [')
             for index, line in enumerate(self._excluded_rows()):
                 out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
+            out.write("\n ],\n \"extension_problems\": [")
+            if self._problems is not None:
+                self._problems.seek(0)
+                for index, line in enumerate(self._problems):
+                    out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
             out.write("\n ]\n}\n")
         os.replace(partial, self._path)
         logger.info("Crawl report written to %s", self._path)
@@ -132,3 +163,6 @@ class CrawlReport:
         if self._spool is not None:
             self._spool.close()
             self._spool = None
+        if self._problems is not None:
+            self._problems.close()
+            self._problems = None

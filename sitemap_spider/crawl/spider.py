@@ -20,7 +20,9 @@ from sitemap_spider import modes
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import CrawlTarget, SitemapConfig
+from sitemap_spider.crawl.alternates import alternates_in_header
 from sitemap_spider.crawl.dates import lastmod_from_header
+from sitemap_spider.crawl.enrich import Enricher
 from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.pages import (
     RobotsDirectives,
@@ -36,7 +38,7 @@ from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.spider_side import RenderingMixin
-from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
 from sitemap_spider.sitemaps.urls import normalize_url
 
@@ -55,6 +57,7 @@ class SitemapSpider(RenderingMixin, Spider):
     target: CrawlTarget
     crawl_mode: modes.CrawlMode
     link_finder: LinkFinder
+    enricher: Enricher
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -85,10 +88,14 @@ class SitemapSpider(RenderingMixin, Spider):
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
+        spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
         return spider
+
+    def _not_written(self, kind: str, reason: str, page: str, detail: str) -> None:
+        self.report.not_written(kind, reason, page, detail)
 
     def _forget_links(self) -> None:
         self.link_finder.met.clear()
@@ -133,7 +140,10 @@ class SitemapSpider(RenderingMixin, Spider):
         agents = self.config.robots_agents
         header_robots = robots_from_header(response.headers.getlist("X-Robots-Tag"), agents)
         header_canonical = canonical_from_header(response.headers.getlist("Link"))
+        # Alternates of the Link header, resolved here: a rendered page keeps its headers.
+        alternates = alternates_in_header(response.headers.getlist("Link")) if self.config.rich.hreflang else []
         return {
+            "alternates": [(hreflang, urljoin(response.url, href)) for hreflang, href in alternates],
             "url": url,
             "lastmod": lastmod_from_header(response.headers.get("Last-Modified")),
             "noindex": header_robots.noindex,
@@ -169,13 +179,15 @@ class SitemapSpider(RenderingMixin, Spider):
             self.report.exclude(url, "pattern")
             return
         rule = self.config.rule_for(public)
-        yield SitemapEntry(
+        extensions = self.enricher.fields(response, public, facts["alternates"])
+        yield (RichEntry if extensions else SitemapEntry)(
             loc=public,
             lastmod=facts["lastmod"],
             changefreq=rule.changefreq if rule else None,
             priority=rule.priority if rule else None,
             # Rendered pages hash their DOM: an app shell is the same bytes on every route.
             content_digest=content_digest(response.body) if self.config.dedupe_content else None,
+            **extensions,
         )
 
     def on_error(self, failure: Failure) -> None:
