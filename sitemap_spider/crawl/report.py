@@ -103,6 +103,7 @@ class CrawlReport:
             return
         if self._path is not None:
             if self._problems is None:
+                self._path.parent.mkdir(parents=True, exist_ok=True)  # a crawl mode's store made no spool there
                 self._problems = tempfile.TemporaryFile("w+", encoding="utf-8", dir=self._path.parent)  # noqa: SIM115 - closed in close()
             row = {"kind": kind, "reason": reason, "page": page, "detail": detail}
             self._problems.write(json.dumps(row, ensure_ascii=False) + "\n")
