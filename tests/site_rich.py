@@ -53,7 +53,9 @@ def _ld(data: object) -> str:
     return f'<script type="application/ld+json">{json.dumps(data)}</script>'
 
 
-def build_rich_site(origin: str, now: datetime | None = None) -> RichSite:
+def build_rich_site(origin: str, now: datetime | None = None, plain_pages: int = 0) -> RichSite:
+    """The site; ``plain_pages`` more pages without extensions (enough of them and a crawl
+    starts its second process)."""
     now = now or datetime.now(UTC).replace(microsecond=0)
     site = RichSite(SiteSpec(origin))
     routes = site.spec.routes
@@ -184,6 +186,8 @@ def build_rich_site(origin: str, now: datetime | None = None) -> RichSite:
     site.news[origin + "/news/fresh"] = _news("en", fresh, "Rain &amp; sun")
     site.news[origin + "/news/og"] = _news("fr", recent, "&#201;lection")
 
+    for number in range(plain_pages):
+        page(f"/plain/{number}", html_page(f"Plain {number}"))
     routes["/"] = Route(
         headers=(("Content-Type", HTML),),
         body=html_page("Home", links(*sorted(path for path in routes if path != "/"))),

@@ -135,3 +135,31 @@ def test_alternates_of_the_rendered_dom(tmp_path: Path) -> None:
     read_sitemap_set(result.output_dir, origin + "/")
     cluster = f'<xhtml:link rel="alternate" hreflang="en" href="{origin}/js/en"/><xhtml:link rel="alternate" hreflang="fr" href="{origin}/js/fr"/>'
     assert url_lines(result.output_dir, "sitemap") == {origin + "/": "", origin + "/js/en": cluster, origin + "/js/fr": cluster}
+
+
+@pytest.fixture
+def bigger_rich_site() -> Iterator[RichSite]:
+    with SiteServer() as server:
+        site = build_rich_site(server.origin, plain_pages=80)
+        server.serve(site.spec)
+        yield site
+
+
+@pytest.mark.parametrize("mode", ["workers", "shared"])
+def test_every_crawl_mode_gives_the_same_bytes(
+    mode: str, bigger_rich_site: RichSite, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Rich entries reach the set through each mode's take: a second process's channel, Redis."""
+    site = bigger_rich_site
+    one = run_crawl(site.spec.start_url, tmp_path / "one", "-a", "render=never", settings=SETTINGS | {"SITEMAP_WORKERS": "1"})
+    check(one, site)
+    if mode == "workers":
+        extra = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"}
+    else:
+        redis_url = request.getfixturevalue("redis_url")
+        extra = {"SITEMAP_REDIS_URL": redis_url, "SITEMAP_REDIS_IDLE_SECONDS": "0.5", "SITEMAP_REDIS_LEASE_SECONDS": "2"}
+    other = run_crawl(site.spec.start_url, tmp_path / mode, "-a", "render=never", settings=SETTINGS | extra, timeout=300)
+    check(other, site)
+    if mode == "workers":
+        assert "a second crawling process" in other.stderr, other.describe()
+    assert other.files() == one.files()
