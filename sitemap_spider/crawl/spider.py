@@ -179,7 +179,7 @@ class SitemapSpider(RenderingMixin, Spider):
             self.report.exclude(url, "pattern")
             return
         rule = self.config.rule_for(public)
-        extensions = self.enricher.fields(response, public, facts["alternates"])
+        extensions = self.enricher.fields(response, public, facts.get("alternates", []))
         yield (RichEntry if extensions else SitemapEntry)(
             loc=public,
             lastmod=facts["lastmod"],
