@@ -186,13 +186,14 @@ def build_rich_site(origin: str, now: datetime | None = None, plain_pages: int =
     site.news[origin + "/news/fresh"] = _news("en", fresh, "Rain &amp; sun")
     site.news[origin + "/news/og"] = _news("fr", recent, "&#201;lection")
 
-    for number in range(plain_pages):
-        page(f"/plain/{number}", html_page(f"Plain {number}"))
-    routes["/"] = Route(
-        headers=(("Content-Type", HTML),),
-        body=html_page("Home", links(*sorted(path for path in routes if path != "/"))),
-        expect=Listed(),
-    )
+    rich = sorted(routes)
+    if plain_pages:
+        # The rich pages are met only on the last plain page, after a second crawling process
+        # has started: their URLs are shared out between the two.
+        for number in range(plain_pages):
+            page(f"/plain/{number}", html_page(f"Plain {number}", links(*rich) if number == plain_pages - 1 else ""))
+        rich = [f"/plain/{number}" for number in range(plain_pages)]
+    routes["/"] = Route(headers=(("Content-Type", HTML),), body=html_page("Home", links(*rich)), expect=Listed())
     return site
 
 

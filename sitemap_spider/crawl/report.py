@@ -98,6 +98,10 @@ class CrawlReport:
         of the report's ``extension_problems``."""
         self._stats.inc_value(f"sitemap/{kind}/{reason}")
         logger.debug("%s %s of %s: %s", kind, reason, page, detail)
+        forward = getattr(self._store, "add_problem", None)
+        if forward is not None:  # a second crawling process: the leader records it, in its report
+            forward(kind, reason, page, detail)
+            return
         if kind == "hreflang" and reason == "unchecked":
             self._unchecked_hosts.add(detail.split("/")[2] if detail.count("/") >= 2 else detail)
             return

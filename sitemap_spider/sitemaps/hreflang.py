@@ -62,18 +62,15 @@ class HreflangJoin:
         self.work_dir = work_dir
         self._lines = LineSorter(work_dir, run_size, unique=False)
         self._unanswered = LineSorter(work_dir, run_size, unique=False)
-        self.pages = 0
 
     def add(self, loc: str, alternates: Iterable[Alternate]) -> None:
         lines = alternate_lines(loc, alternates)
         if lines:
-            self.pages += 1
             self._lines.add_lines(lines)
 
     def add_run(self, path: Path, lines: int) -> None:
         """A sorted run of ``alternate_lines`` made elsewhere (a worker process of ``scrapy publish``)."""
         self._lines.add_run(path, lines, 0)
-        self.pages += 1
 
     def join(self, on_problem: HreflangListener | None) -> Path:
         """Decide every page's links: a file of ``loc<TAB>xml`` lines in loc order."""

@@ -67,6 +67,11 @@ class Helper(Workers):
         assert self.channel is not None
         self.channel.send({"t": "exclude", "u": url, "r": reason, "d": detail})
 
+    def add_problem(self, kind: str, reason: str, page: str, detail: str) -> None:
+        """Send extension data not written (crawl/report.py's not_written) to the leader, which records it."""
+        assert self.channel is not None
+        self.channel.send({"t": "problem", "k": kind, "r": reason, "p": page, "d": detail})
+
     def end(self, reason: str) -> None:
         # The leader publishes and writes the report.
         if self.report is not None:
@@ -131,6 +136,7 @@ class _SentExclusions:
 
     def __init__(self, helper: Helper) -> None:
         self.add_exclusion = helper.add_exclusion
+        self.add_problem = helper.add_problem
 
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
         return iter(())
