@@ -112,6 +112,7 @@ def build_rich_site(origin: str, now: datetime | None = None, plain_pages: int =
                 '<img src="/icons/star.png" width="16" height="16">'
                 '<img src="data:image/png;base64,iVBORw0KGgo=">'
                 '<img src="/img/a.jpg" alt="again">'
+                f'<img src="/img/{"x" * 2100}.jpg">'  # too long for a sitemap: left out, the page still listed
             ),
         ),
     )

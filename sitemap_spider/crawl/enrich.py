@@ -40,7 +40,7 @@ from sitemap_spider.sitemaps.extensions import (
     news_language,
 )
 from sitemap_spider.sitemaps.urls import normalize_url
-from sitemap_spider.sitemaps.xml import parse_lastmod
+from sitemap_spider.sitemaps.xml import check_loc, parse_lastmod
 
 #: Told of what a page has that cannot be written: (kind, reason, page, detail).
 Problem = Callable[[str, str, str, str], None]
@@ -92,10 +92,20 @@ class Enricher:
         url = normalize_url(urljoin(base, href), self.strip_params)
         return None if url is None else self.site.to_public(self.site.to_crawl(url))
 
+    def _writable_url(self, base: str, href: str) -> str | None:
+        """``_url``, or None for a URL no sitemap may hold (over 2,048 characters, ...): one bad
+        image or video URL must not make the page's whole entry invalid."""
+        url = self._url(base, href)
+        try:
+            check_loc(url)
+        except InvalidEntryError:
+            return None
+        return url
+
     def _images(self, response: TextResponse, base: str, page: str) -> tuple[str, ...]:
         found: dict[str, None] = {}  # each image once, in page order
         for source in image_sources(response.selector, self.config.image_min_size):
-            url = self._url(base, source)
+            url = self._writable_url(base, source)
             if url is not None and urlsplit(url).netloc in self.image_hosts:
                 found[url] = None
         if len(found) > MAX_IMAGES:
@@ -119,7 +129,7 @@ class Enricher:
 
     def _video(self, raw: RawVideo, base: str) -> Video:
         def url(value: str) -> str | None:
-            return self._url(base, value) if value else None
+            return self._writable_url(base, value) if value else None
 
         duration = duration_seconds(raw.duration)
         return Video(
