@@ -98,12 +98,14 @@ class CrawlReport:
         of the report's ``extension_problems``."""
         self._stats.inc_value(f"sitemap/{kind}/{reason}")
         logger.debug("%s %s of %s: %s", kind, reason, page, detail)
-        forward = getattr(self._store, "add_problem", None)
-        if forward is not None:  # a second crawling process: the leader records it, in its report
-            forward(kind, reason, page, detail)
-            return
-        if kind == "hreflang" and reason == "unchecked":
+        if kind == "hreflang" and reason == "unchecked":  # only ever found by the publishing process
             self._unchecked_hosts.add(detail.split("/")[2] if detail.count("/") >= 2 else detail)
+            return
+        # A crawl mode's store keeps them (JOBDIR, Redis: every worker's, over resumes) or sends
+        # them to the process that writes the report (a second crawling process).
+        forward = getattr(self._store, "add_problem", None)
+        if forward is not None:
+            forward(kind, reason, page, detail)
             return
         if self._path is not None:
             if self._problems is None:
@@ -130,6 +132,10 @@ class CrawlReport:
             return
         head = dict(summary)
         head["excluded"] = self.excluded_counts()
+        counts = getattr(self._store, "problem_counts", None)
+        if counts is not None:  # every worker's, and those found before a resume
+            for key, count in counts().items():
+                self._stats.set_value(key, count)
         head["stats"] = {
             key: value
             for key, value in sorted(self._stats.get_stats().items())
@@ -146,10 +152,8 @@ class CrawlReport:
             for index, line in enumerate(self._excluded_rows()):
                 out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
             out.write("\n ],\n \"extension_problems\": [")
-            if self._problems is not None:
-                self._problems.seek(0)
-                for index, line in enumerate(self._problems):
-                    out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
+            for index, line in enumerate(self._problem_rows()):
+                out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
             out.write("\n ]\n}\n")
         os.replace(partial, self._path)
         logger.info("Crawl report written to %s", self._path)
@@ -162,6 +166,15 @@ class CrawlReport:
             self._spool.flush()
             self._spool.seek(0)
             yield from self._spool
+
+    def _problem_rows(self) -> Iterator[str]:
+        stored = getattr(self._store, "problems", None)
+        if stored is not None:
+            for kind, reason, page, detail in stored():
+                yield json.dumps({"kind": kind, "reason": reason, "page": page, "detail": detail}, ensure_ascii=False)
+        elif self._problems is not None:
+            self._problems.seek(0)
+            yield from self._problems
 
     def close(self) -> None:
         """Drop the spool file."""

@@ -42,6 +42,9 @@ CREATE TABLE IF NOT EXISTS entries (loc TEXT PRIMARY KEY, lastmod TEXT, changefr
 CREATE TABLE IF NOT EXISTS exclusions (url TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT,
                                        UNIQUE (url, reason));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+-- Extension data of listed pages not written (crawl/report.py's not_written).
+CREATE TABLE IF NOT EXISTS problems (kind TEXT NOT NULL, reason TEXT NOT NULL, page TEXT NOT NULL,
+                                     detail TEXT NOT NULL, UNIQUE (kind, reason, page, detail));
 """
 
 
@@ -135,6 +138,17 @@ class CrawlState:
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         self._db.execute("INSERT OR IGNORE INTO exclusions VALUES (?, ?, ?)", (url, reason, detail))
+
+    def add_problem(self, kind: str, reason: str, page: str, detail: str) -> None:
+        self._db.execute("INSERT OR IGNORE INTO problems VALUES (?, ?, ?, ?)", (kind, reason, page, detail))
+
+    def problems(self) -> Iterator[tuple[str, str, str, str]]:
+        yield from self._db.execute("SELECT kind, reason, page, detail FROM problems ORDER BY rowid")
+
+    def problem_counts(self) -> dict[str, int]:
+        """``sitemap/<kind>/<reason>`` -> how many, over every run of the crawl."""
+        rows = self._db.execute("SELECT kind, reason, count(*) FROM problems GROUP BY kind, reason")
+        return {f"sitemap/{kind}/{reason}": int(count) for kind, reason, count in rows}
 
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
         yield from self._db.execute("SELECT url, reason, detail FROM exclusions ORDER BY rowid")

@@ -13,6 +13,7 @@ RFPDupeFilter); the rest is ours. Keys of one crawl, ``sitemap:<crawl id>:<name>
     ended       set     workers that saw the crawl end
     entries     hash    loc -> entry (JSON): a page reached by two workers is listed once
     exclusions  hash    "<url>\\0<reason>" -> detail;  excluded  hash  reason -> count
+    problems    hash    JSON [kind, reason, page, detail] -> "": extension data not written (crawl/report.py)
 
 Start (one Lua script): a crawl that is running with a live worker is joined;
 an unfinished one whose workers are all gone is taken up with SITEMAP_RESUME;

@@ -54,7 +54,7 @@ def _text(value: Any) -> str:
 class CrawlKeys:
     """The Redis keys of one shared crawl."""
 
-    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded")
+    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "problems")
 
     def __init__(self, crawl_id: str) -> None:
         self.prefix = f"{KEY_PREFIX}:{crawl_id}:"
@@ -208,6 +208,21 @@ class SharedCrawl:
             rows.append((url, reason, _text(detail) or None))
         # Hash order is arbitrary: sort, so the report does not depend on which worker was first.
         yield from sorted(rows)
+
+    def add_problem(self, kind: str, reason: str, page: str, detail: str) -> None:
+        # A page fetched again after a lease ran out is reported once.
+        self.redis.hsetnx(self.keys.problems, json.dumps([kind, reason, page, detail]), "")
+
+    def problems(self) -> Iterator[tuple[str, str, str, str]]:
+        rows = [tuple(json.loads(_text(field))) for field in self.redis.hkeys(self.keys.problems)]
+        yield from sorted(rows)  # hash order is arbitrary
+
+    def problem_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for kind, reason, _, _ in self.problems():
+            key = f"sitemap/{kind}/{reason}"
+            counts[key] = counts.get(key, 0) + 1
+        return counts
 
     def exclusion_counts(self) -> dict[str, int]:
         counts = self.redis.hgetall(self.keys.excluded)
