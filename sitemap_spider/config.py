@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,6 +39,7 @@ from sitemap_spider.config_parsing import (
 from sitemap_spider.crawl.urls import Site
 from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.indexnow import IndexNowConfig
+from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps.ingest import IngestOptions
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish import OutputOptions
@@ -157,6 +158,7 @@ class SitemapConfig:
     # The crawl history (history/): where it lives, and how long a failing page stays listed.
     history: HistoryLocation = NO_HISTORY
     keep_failed_days: float = 7.0
+    rich: RichConfig = field(default_factory=RichConfig)
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
@@ -197,6 +199,7 @@ class SitemapConfig:
             publish=read_bool(settings, "SITEMAP_PUBLISH"),
             history=read_history(settings, "SITEMAP_HISTORY"),
             keep_failed_days=read_number(settings, "SITEMAP_KEEP_FAILED_DAYS", float, 0.0, 3650.0),
+            rich=RichConfig.from_settings(settings),
         )
 
     def listable(self, public_url: str) -> bool:

@@ -124,6 +124,21 @@ SITEMAP_HISTORY: str | None = None
 # A page of the last set that fails (timeout, connection error, 5xx, 429) stays listed
 # with its previous entry for this many days since it was last fetched well.
 SITEMAP_KEEP_FAILED_DAYS = 7.0
+# --- Rich sitemaps (rich_config.py; README, "Rich sitemaps") ------------------
+# hreflang alternates (<link rel="alternate" hreflang>, Link headers): reciprocal ones are written.
+SITEMAP_HREFLANG = True
+# image:image of each listed page's content images (never downloaded).
+SITEMAP_IMAGES = False
+# Hosts besides the site's own that images may be on (CDNs): ["cdn.example.com"].
+SITEMAP_IMAGE_HOSTS: list[str] = []
+# An image whose declared width or height is under this many pixels is an icon: left out.
+SITEMAP_IMAGE_MIN_SIZE = 48
+# video:video of schema.org VideoObjects (JSON-LD, microdata) and <video> elements.
+SITEMAP_VIDEOS = False
+# The publication's name: articles of the last 2 days go into sitemap-news-NNNNN.xml; None: off.
+SITEMAP_NEWS_NAME: str | None = None
+# news:language when a page's <html lang> gives none (ISO 639: en, fr; zh-cn, zh-tw).
+SITEMAP_NEWS_LANGUAGE: str | None = None
 
 # --- Scrapy settings this crawl changes -------------------------------------
 ROBOTSTXT_OBEY = True

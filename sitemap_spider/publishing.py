@@ -74,7 +74,7 @@ class SetPublisher:
             check_entry(first)
             base_url = base_url_of(first.loc)
             logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
-        return SitemapSetBuilder(self.config.output_options(base_url))
+        return SitemapSetBuilder(self.config.output_options(base_url), self._hreflang)
 
     def add(self, entry: SitemapEntry) -> None:
         """Add an entry to the set; :class:`InvalidEntryError` when it cannot be one."""
@@ -140,6 +140,9 @@ class SetPublisher:
             if result.duplicates:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
             changes = result.changes
+            if result.news_urls or result.news_too_old:
+                self.stats.set_value(keys.NEWS_URLS, result.news_urls)
+                self.stats.set_value(keys.NEWS + "too_old", result.news_too_old)
             summary.update(self._summary(result))
             summary.update(self._run_after_publish())
             self._log_summary(result, self.report.excluded_counts())
@@ -191,6 +194,11 @@ class SetPublisher:
         """Drop what was collected: nothing is published."""
         if self.builder is not None:
             self.builder.discard()
+
+    def _hreflang(self, page: str, href: str, hreflang: str, reason: str) -> None:
+        """An alternate not written, or written unchecked (sitemaps/hreflang.py)."""
+        assert self.report is not None
+        self.report.not_written("hreflang", reason, page, href if reason == "unchecked" else f"{hreflang} {href}")
 
     def _content_duplicate(self, entry: SitemapEntry) -> None:
         assert self.report is not None

@@ -89,3 +89,15 @@ KEPT_TRANSIENT_ERROR: Final = "sitemap/kept/transient_error"
 #: Records written to the history when the set was published; why they could not be.
 HISTORY_RECORDS: Final = "sitemap/history/records"
 HISTORY_NOT_UPDATED: Final = "sitemap/history/not_updated"
+# --- rich sitemaps: hreflang, images, videos, news (crawl/enrich.py, sitemaps/hreflang.py) ---
+#: ``sitemap/hreflang/<reason>``: alternates not written (not_reciprocal, target_not_listed,
+#: bad_hreflang, duplicate_hreflang), and those on other hosts written unchecked (unchecked).
+HREFLANG: Final = "sitemap/hreflang/"
+#: ``sitemap/images/over_limit``: pages with more than 1,000 images (the first 1,000 written).
+IMAGES: Final = "sitemap/images/"
+#: ``sitemap/video/missing_field``: videos not written for want of a required field.
+VIDEO: Final = "sitemap/video/"
+#: ``sitemap/news/<reason>``: articles not in the news files (bad_date, no_title, no_language,
+#: too_old); ``sitemap/news/urls``: articles in them.
+NEWS: Final = "sitemap/news/"
+NEWS_URLS: Final = NEWS + "urls"

@@ -26,6 +26,12 @@ MAX_BYTES = 52_428_800
 INDEX_NAME = "sitemap_index.xml"
 # ID1 ID2 CM=deflate, FLG 0 (no name, no comment, no extra), MTIME 0, XFL 0, OS 255 (unknown).
 GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+EXTENSION_NAMESPACES = {
+    "xhtml": "http://www.w3.org/1999/xhtml",
+    "image": "http://www.google.com/schemas/sitemap-image/1.1",
+    "video": "http://www.google.com/schemas/sitemap-video/1.1",
+    "news": "http://www.google.com/schemas/sitemap-news/0.9",
+}
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -49,8 +55,16 @@ def check_gzip(data: bytes, plain: bytes) -> None:
 
 
 def assert_valid(data: bytes, schema_name: str, label: str) -> None:
-    """Fail unless ``data`` validates against ``schema_name``."""
+    """Fail unless ``data`` validates against ``schema_name``; a urlset that declares extension
+    namespaces against sitemap.xsd with the extensions' schemas (image, video, news: the
+    official ones; xhtml:link: the package's own), strictly."""
     document = etree.fromstring(data)
+    if schema_name == "sitemap.xsd" and set(document.nsmap) - {None}:
+        assert set(document.nsmap) - {None} <= set(EXTENSION_NAMESPACES), document.nsmap
+        # Only the namespaces the file uses are declared.
+        used = {etree.QName(element).namespace for element in document.iter()}
+        assert {document.nsmap[prefix] for prefix in document.nsmap if prefix} <= used, label
+        schema_name = "sitemap-extensions.xsd"
     xsd = schema(schema_name)
     assert xsd.validate(document), f"{label}: {xsd.error_log}"
     assert etree.QName(document).namespace == NAMESPACE, label
@@ -79,8 +93,9 @@ def as_instant(lastmod: str) -> datetime:
     return datetime.fromisoformat(lastmod)
 
 
-def read_sitemap_set(output_dir: Path, base_url: str) -> list[dict[str, str]]:
-    """Check a published set (index + shards) in ``output_dir``; return all URLs in order."""
+def read_sitemap_set(output_dir: Path, base_url: str, news: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """Check a published set (index + shards) in ``output_dir``; return all URLs in order, but
+    those of the news files (``sitemap-news-*``), which go into ``news`` when given."""
     index_path = output_dir / INDEX_NAME
     index_data = index_path.read_bytes()
     assert len(index_data) <= MAX_BYTES
@@ -103,7 +118,12 @@ def read_sitemap_set(output_dir: Path, base_url: str) -> list[dict[str, str]]:
         else:
             assert "lastmod" not in entry, entry
         names.append(name)
-        urls.extend(shard_urls)
+        if name.startswith("sitemap-news-"):
+            assert len(shard_urls) <= 1000, name
+            if news is not None:
+                news.extend(shard_urls)
+        else:
+            urls.extend(shard_urls)
 
     assert len(set(names)) == len(names), names
     present = {path.name for path in output_dir.glob("sitemap-*.xml*")}

@@ -145,6 +145,15 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
         left_out.append(f"{result.duplicates:,} repeated URL(s) listed once")
     if result.content_duplicates:
         left_out.append(f"{result.content_duplicates:,} page(s) with the content of another left out")
+    unchecked = tally.hreflang.get("unchecked", 0)
+    unused = {reason: count for reason, count in sorted(tally.hreflang.items()) if reason != "unchecked"}
+    if unused:
+        reasons = ", ".join(f"{reason} {count:,}" for reason, count in unused.items())
+        left_out.append(f"hreflang alternates left out: {reasons}")
+    if unchecked:
+        left_out.append(f"{unchecked:,} hreflang alternate(s) on other hosts written unchecked")
+    if result.news_urls or result.news_too_old:
+        left_out.append(f"{result.news_urls:,} article(s) in news files, {result.news_too_old:,} older than 2 days left out")
     return (
         f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "
         f"({tally.lines:,} lines; {', '.join(left_out)}); index {result.index_path}. "

@@ -23,6 +23,12 @@ from sitemap_spider.report import FINDING_FIELDS, write_html
 from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
+#: Said in the report when alternates on other hosts were written: nothing here could check them.
+UNCHECKED_NOTE = (
+    "alternates on other hosts (listed in hreflang_unchecked_hosts) are written without a check: "
+    "their reciprocity can only be checked by a crawl of those hosts"
+)
+
 logger = logging.getLogger(__name__)
 
 #: Every reason a URL is not listed (stats ``sitemap/excluded/<reason>``), as the README explains them.
@@ -98,6 +104,8 @@ class CrawlReport:
         self._pending: Counter[str] = Counter()  # counts not yet in the store
         self._totals: Counter[str] = Counter()  # without a store: the counts themselves
         self.listed = facts.ListedFacts()
+        self._problems: IO[str] | None = None  # rows of not_written, spooled once there is one
+        self._unchecked_hosts: set[str] = set()
         if path is not None and store is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._spool = tempfile.NamedTemporaryFile(
@@ -116,6 +124,28 @@ class CrawlReport:
             self._store.add_exclusion(url, reason, detail)
         elif self._spool is not None:
             self._spool.write(json.dumps(_row(url, reason, detail), ensure_ascii=False) + "\n")
+
+    def not_written(self, kind: str, reason: str, page: str, detail: str) -> None:
+        """Record extension data of a listed page that is not written (an alternate, a video,
+        an article), or an alternate written unchecked: ``sitemap/<kind>/<reason>`` and a row
+        of the report's ``extension_problems``."""
+        self._stats.inc_value(f"sitemap/{kind}/{reason}")
+        logger.debug("%s %s of %s: %s", kind, reason, page, detail)
+        if kind == "hreflang" and reason == "unchecked":  # only ever found by the publishing process
+            self._unchecked_hosts.add(detail.split("/")[2] if detail.count("/") >= 2 else detail)
+            return
+        # A crawl mode's store keeps them (JOBDIR, Redis: every worker's, over resumes) or sends
+        # them to the process that writes the report (a second crawling process).
+        forward = getattr(self._store, "add_problem", None)
+        if forward is not None:
+            forward(kind, reason, page, detail)
+            return
+        if self._path is not None:
+            if self._problems is None:
+                self._path.parent.mkdir(parents=True, exist_ok=True)  # a crawl mode's store made no spool there
+                self._problems = tempfile.TemporaryFile("w+", encoding="utf-8", dir=self._path.parent)  # noqa: SIM115 - closed in close()
+            row = {"kind": kind, "reason": reason, "page": page, "detail": detail}
+            self._problems.write(json.dumps(row, ensure_ascii=False) + "\n")
 
     def excluded_counts(self) -> dict[str, int]:
         """Exclusions so far by reason, from the stats."""
@@ -175,11 +205,18 @@ class CrawlReport:
         head["counts"] = dict(sorted(self.counts().items()))
         head["listed"] = {"lastmod_age": dict(self.listed.ages), "sections": dict(self.listed.sections.most_common())}
         head["start_time"] = self._stats.get_value("start_time")
+        problem_counts = getattr(self._store, "problem_counts", None)
+        if problem_counts is not None:  # every worker's, and those found before a resume
+            for key, count in problem_counts().items():
+                self._stats.set_value(key, count)
         head["stats"] = {
             key: value
             for key, value in sorted(self._stats.get_stats().items())
             if key.startswith("sitemap/")
         }
+        if self._unchecked_hosts:
+            head["hreflang_unchecked"] = UNCHECKED_NOTE
+            head["hreflang_unchecked_hosts"] = sorted(self._unchecked_hosts)
         if self._path.suffix.lower() in (".html", ".htm"):
             report = facts.html_report(head, self.listed, self._exclusions(), REASONS, findings)
             size = write_html(self._path, report)
@@ -191,6 +228,9 @@ class CrawlReport:
             out.write(json.dumps(head, ensure_ascii=False, indent=1, default=str)[:-2])
             out.write(',\n "excluded_urls": [')
             for index, line in enumerate(self._excluded_rows()):
+                out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
+            out.write("\n ],\n \"extension_problems\": [")
+            for index, line in enumerate(self._problem_rows()):
                 out.write(("\n  " if index == 0 else ",\n  ") + line.rstrip("\n"))
             out.write("\n ]")
             if changes is not None:
@@ -218,11 +258,23 @@ class CrawlReport:
             self._spool.seek(0)
             yield from self._spool
 
+    def _problem_rows(self) -> Iterator[str]:
+        stored = getattr(self._store, "problems", None)
+        if stored is not None:
+            for kind, reason, page, detail in stored():
+                yield json.dumps({"kind": kind, "reason": reason, "page": page, "detail": detail}, ensure_ascii=False)
+        elif self._problems is not None:
+            self._problems.seek(0)
+            yield from self._problems
+
     def close(self) -> None:
         """Drop the spool file."""
         if self._spool is not None:
             self._spool.close()
             self._spool = None
+        if self._problems is not None:
+            self._problems.close()
+            self._problems = None
 
 
 def _write_changed_urls(out: IO[str], changes: SetChanges) -> None:

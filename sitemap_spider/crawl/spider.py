@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urljoin
 
@@ -20,6 +20,8 @@ from sitemap_spider import modes
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import CrawlTarget, SitemapConfig
+from sitemap_spider.crawl.alternates import alternates_in_header
+from sitemap_spider.crawl.enrich import Enricher
 from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.pages import (
     RobotsDirectives,
@@ -36,7 +38,7 @@ from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.spider_side import RenderingMixin
-from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
 from sitemap_spider.sitemaps.urls import normalize_url
 
@@ -55,6 +57,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
     target: CrawlTarget
     crawl_mode: modes.CrawlMode
     link_finder: LinkFinder
+    enricher: Enricher
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -86,10 +89,14 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
         spider.recrawl = Recrawl(spider.crawl_mode.history, target, config.keep_failed_days, crawler)
+        spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
         return spider
+
+    def _not_written(self, kind: str, reason: str, page: str, detail: str) -> None:
+        self.report.not_written(kind, reason, page, detail)
 
     def _forget_links(self) -> None:
         self.link_finder.met.clear()
@@ -138,7 +145,10 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         agents = self.config.robots_agents
         header_robots = robots_from_header(response.headers.getlist("X-Robots-Tag"), agents)
         header_canonical = canonical_from_header(response.headers.getlist("Link"))
+        # Alternates of the Link header, resolved here: a rendered page keeps its headers.
+        alternates = alternates_in_header(response.headers.getlist("Link")) if self.config.rich.hreflang else []
         return {
+            "alternates": [(hreflang, urljoin(response.url, href)) for hreflang, href in alternates],
             "url": url,
             "noindex": header_robots.noindex,
             "nofollow": header_robots.nofollow,
@@ -173,7 +183,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         # Rendered pages hash their DOM: an app shell is the same bytes on every route.
         digest = content_digest(response.body) if self.config.dedupe_content else None
         lastmod, record = self.recrawl.judge(url, public, facts, response.selector.root, digest, links)
-        yield self._entry(public, lastmod, digest)
+        extensions = self.enricher.fields(response, public, facts.get("alternates", []))
+        yield self._entry(public, lastmod, digest, extensions)
         if record is not None:
             self.crawl_mode.observe(record)
 
@@ -188,14 +199,17 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             return None
         return public
 
-    def _entry(self, public: str, lastmod: str | None, digest: str | None) -> SitemapEntry:
+    def _entry(
+        self, public: str, lastmod: str | None, digest: str | None, extensions: Mapping[str, Any] | None = None
+    ) -> SitemapEntry:
         rule = self.config.rule_for(public)
-        return SitemapEntry(
+        return (RichEntry if extensions else SitemapEntry)(
             loc=public,
             lastmod=lastmod,
             changefreq=rule.changefreq if rule else None,
             priority=rule.priority if rule else None,
             content_digest=digest,
+            **(extensions or {}),
         )
 
     def on_error(self, failure: Failure) -> Iterator[Request]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from sitemap_spider.history.record import PageRecord
 from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import extensions_json, with_extensions_json
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ CREATE TABLE IF NOT EXISTS requests (
 );
 CREATE INDEX IF NOT EXISTS pending ON requests (state, priority DESC, id);
 CREATE TABLE IF NOT EXISTS entries (loc TEXT PRIMARY KEY, lastmod TEXT, changefreq TEXT,
-                                    priority REAL, content_digest TEXT);
+                                    priority REAL, content_digest TEXT, extensions TEXT);
 -- A page fetched again after a resume is reported once.
 CREATE TABLE IF NOT EXISTS exclusions (url TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT,
                                        UNIQUE (url, reason));
@@ -46,6 +47,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS counts (key TEXT PRIMARY KEY, n INTEGER NOT NULL);
 -- The crawl history's records of this crawl (history/record.py), committed once the set is published.
 CREATE TABLE IF NOT EXISTS observations (url TEXT PRIMARY KEY, record TEXT NOT NULL);
+-- Extension data of listed pages not written (crawl/report.py's not_written).
+CREATE TABLE IF NOT EXISTS problems (kind TEXT NOT NULL, reason TEXT NOT NULL, page TEXT NOT NULL,
+                                     detail TEXT NOT NULL, UNIQUE (kind, reason, page, detail));
 """
 
 
@@ -60,6 +64,9 @@ class CrawlState:
         # NORMAL: a process crash loses nothing committed; only a power cut may lose the last commits.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
+        if "extensions" not in columns:  # a state file of an earlier version: its entries have none
+            self._db.execute("ALTER TABLE entries ADD COLUMN extensions TEXT")
         self._last_commit = time.monotonic()
         # Done marks wait one commit interval: Scrapy queues a callback's requests a loop
         # turn after its output is drained, and a mark must never be committed before them.
@@ -124,17 +131,29 @@ class CrawlState:
     def add_entry(self, entry: SitemapEntry) -> None:
         """Store an entry; a later one for the same loc replaces it."""
         self._db.execute(
-            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
-            (entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest),
+            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)",
+            (entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest, extensions_json(entry)),
         )
 
     def entries(self) -> Iterator[SitemapEntry]:
         """Every stored entry (in loc order, one per loc)."""
-        for row in self._db.execute("SELECT loc, lastmod, changefreq, priority, content_digest FROM entries ORDER BY loc"):
-            yield SitemapEntry(*row)
+        query = "SELECT loc, lastmod, changefreq, priority, content_digest, extensions FROM entries ORDER BY loc"
+        for *row, extensions in self._db.execute(query):
+            yield with_extensions_json(SitemapEntry(*row), extensions)
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         self._db.execute("INSERT OR IGNORE INTO exclusions VALUES (?, ?, ?)", (url, reason, detail))
+
+    def add_problem(self, kind: str, reason: str, page: str, detail: str) -> None:
+        self._db.execute("INSERT OR IGNORE INTO problems VALUES (?, ?, ?, ?)", (kind, reason, page, detail))
+
+    def problems(self) -> Iterator[tuple[str, str, str, str]]:
+        yield from self._db.execute("SELECT kind, reason, page, detail FROM problems ORDER BY rowid")
+
+    def problem_counts(self) -> dict[str, int]:
+        """``sitemap/<kind>/<reason>`` -> how many, over every run of the crawl."""
+        rows = self._db.execute("SELECT kind, reason, count(*) FROM problems GROUP BY kind, reason")
+        return {f"sitemap/{kind}/{reason}": int(count) for kind, reason, count in rows}
 
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
         yield from self._db.execute("SELECT url, reason, detail FROM exclusions ORDER BY rowid")

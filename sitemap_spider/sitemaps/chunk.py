@@ -29,12 +29,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from sitemap_spider.sitemaps.entry import RichEntry
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.extensions import rich_fields
+from sitemap_spider.sitemaps.hreflang import alternate_lines
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
 from sitemap_spider.sitemaps.iri import encode_iris, normal_fields
 from sitemap_spider.sitemaps.jsonl_entries import Entry, decode, decode_all, encode_columns, encode_entries
 from sitemap_spider.sitemaps.plain_values import plain_locs
+from sitemap_spider.sitemaps.rich_set import has_extensions, rich_line
 from sitemap_spider.sitemaps.xml import check_fields, is_verbatim, needs_escaping
 
 # Lines checked together by jsonl_entries.encode_columns: one odd line sends this many to the slower checks.
@@ -62,6 +66,10 @@ class EncodedChunk:
     verbatim: bool = True
     bad_count: int = 0
     normalised: int = 0  # locs of lines taken in their normal form (iri.py: IRIs, spaces)
+    rich: bool = False  # some line has extensions (entry_lines.encode_rich_fields)
+    alternates: list[str] = field(default_factory=list)  # hreflang.alternate_lines of the lines
+    # (page, href, hreflang, reason) of the alternates the lines could not use (extensions.clean_alternates).
+    hreflang_problems: list[tuple[str, str, str, str]] = field(default_factory=list)
     last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
     line_count: int = 0  # lines in the chunk
 
@@ -99,7 +107,11 @@ def encode_chunk(
                 fields, normalised = normal_fields(to_fields(record))
                 loc, lastmod, changefreq, priority, digest = fields
                 check_fields(loc, lastmod, changefreq, priority)
-                done.lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
+                extras = rich_fields(record)
+                if extras is None:
+                    done.lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))
+                else:
+                    _encode_rich(RichEntry(*fields, **extras), done)
                 done.normalised += normalised
                 if done.verbatim and not is_verbatim(loc, lastmod):
                     done.verbatim = False
@@ -164,6 +176,15 @@ class _Lines:
             start += count
             at = end
         self._count = start  # every piece counted: the chunk's lines
+
+
+def _encode_rich(entry: RichEntry, done: EncodedChunk) -> None:
+    """Encode the line of a checked entry with extension fields into ``done``."""
+    line, rendered = rich_line(entry)
+    done.lines.append(line)
+    done.rich = done.rich or has_extensions(rendered)
+    done.alternates += alternate_lines(entry.loc, rendered.alternates)
+    done.hreflang_problems += ((entry.loc, a.href, a.hreflang, reason) for a, reason in rendered.problems)
 
 
 def count_lines(data: bytes) -> int:

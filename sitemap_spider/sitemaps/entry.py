@@ -22,3 +22,49 @@ class SitemapEntry:
     changefreq: str | None = None
     priority: float | None = None
     content_digest: str | None = None
+
+
+@dataclass(frozen=True)
+class Alternate:
+    """One ``<link rel="alternate" hreflang href>`` a page declares: a language version of it."""
+
+    hreflang: str  # a BCP 47 language with an optional region ("fr", "en-GB"), or "x-default"
+    href: str  # absolute, percent-encoded URL
+
+
+@dataclass(frozen=True)
+class Video:
+    """One ``<video:video>``; the first four (one of the two locs at least) are required."""
+
+    thumbnail_loc: str
+    title: str
+    description: str
+    content_loc: str | None = None
+    player_loc: str | None = None
+    duration: int | None = None  # seconds, 0-28800
+    publication_date: str | None = None  # W3C Datetime
+    expiration_date: str | None = None
+
+
+@dataclass(frozen=True)
+class News:
+    """The ``<news:news>`` of an article: its publication, date and title."""
+
+    name: str  # the publication's name
+    language: str  # ISO 639 ("en", "fr"; "zh-cn" and "zh-tw")
+    publication_date: str  # W3C Datetime
+    title: str
+
+
+@dataclass(frozen=True)
+class RichEntry(SitemapEntry):
+    """An entry with extension data: hreflang alternates, images, videos, news.
+
+    A subclass, so that an entry without any (nearly all of them) carries none of these fields:
+    not in memory, not in a feed's JSON lines, not in the sorted runs.
+    """
+
+    alternates: tuple[Alternate, ...] = ()
+    images: tuple[str, ...] = ()  # absolute, percent-encoded URLs, each once
+    videos: tuple[Video, ...] = ()
+    news: News | None = None

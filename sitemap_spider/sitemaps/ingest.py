@@ -14,14 +14,17 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from sitemap_spider.sitemaps.chunk import EncodedChunk, encode_chunk
 from sitemap_spider.sitemaps.dedupe import DIGEST_LINE_PREFIX
+from sitemap_spider.sitemaps.entry import RichEntry
 from sitemap_spider.sitemaps.entry_lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.extensions import rich_fields
+from sitemap_spider.sitemaps.hreflang import HreflangListener
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.iri import normal_fields
 from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
@@ -54,6 +57,13 @@ class Tally:
     bad: int = 0
     normalised: int = 0  # entries whose loc was taken in its normal form (iri.py: IRIs, spaces)
     stopped_at: int | None = None
+    # hreflang alternates not written, by reason, and those written unchecked (hreflang.py)
+    hreflang: collections.Counter[str] = field(default_factory=collections.Counter)
+
+    def hreflang_problem(self, page: str, href: str, hreflang: str, reason: str) -> None:
+        """hreflang.HreflangListener: count, and log at debug level."""
+        self.hreflang[reason] += 1
+        logger.debug("hreflang %s -> %s (%s) of %s", reason, href, hreflang, page)
 
 
 class Ingest:
@@ -87,9 +97,13 @@ class Ingest:
             if isinstance(fields, str):
                 raise InvalidEntryError(fields)
             entry, normalised = normal_fields(to_fields(fields))
+            extras = rich_fields(fields)
             if self.builder is None:
-                self.builder = new_builder(self.options, entry)
-            self.builder.add_fields(*entry)
+                self.builder = new_builder(self.options, entry, self.tally.hreflang_problem)
+            if extras is None:
+                self.builder.add_fields(*entry)
+            else:
+                self.builder.add(RichEntry(*entry, **extras))
         except InvalidEntryError as exc:
             return self.bad(number, str(exc))
         self.tally.normalised += normalised
@@ -107,10 +121,14 @@ class Ingest:
                 return False
         self.tally.bad += done.bad_count - len(done.bad)  # beyond the first ones: counted only
         self.tally.normalised += done.normalised
+        for problem in done.hreflang_problems:
+            self.builder.hreflang_problem(*problem)
         if done.run is not None:
             digest_run = None if done.digest_run is None else Path(done.digest_run)
+            alternates_run = None if done.alternates_run is None else Path(done.alternates_run)
             self.builder.add_sorted_run(
-                Path(done.run), done.entries, done.duplicates, done.digests, digest_run, verbatim=done.verbatim
+                Path(done.run), done.entries, done.duplicates, done.digests, digest_run, verbatim=done.verbatim,
+                rich=done.rich, alternates_run=alternates_run, alternates=done.alternates,
             )
         return True
 
@@ -131,7 +149,9 @@ class Ingest:
             logger.warning("... and %d more bad lines skipped (%d in all)", hidden, self.tally.bad)
 
 
-def new_builder(options: IngestOptions, first: Fields) -> SitemapSetBuilder:
+def new_builder(
+    options: IngestOptions, first: Fields, on_hreflang: HreflangListener | None = None
+) -> SitemapSetBuilder:
     """The sitemap set builder, for the base URL of the settings or else of the first entry."""
     base_url = options.base_url
     if base_url is None:
@@ -139,7 +159,7 @@ def new_builder(options: IngestOptions, first: Fields) -> SitemapSetBuilder:
         check_fields(*first[:4])
         base_url = base_url_of(first[0])
         logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
-    return SitemapSetBuilder(options.output(base_url))
+    return SitemapSetBuilder(options.output(base_url), on_hreflang)
 
 
 # --- Big inputs: lines parsed and checked on every core -----------------------------
@@ -173,6 +193,10 @@ class ChunkResult:
     last_record: int = 0  # the last line that was an entry or a bad line; 0: none
     verbatim: bool = False  # every loc and lastmod of the run goes into the XML as it is (EncodedChunk.verbatim)
     normalised: int = 0  # entries whose loc was taken in its normal form (EncodedChunk.normalised)
+    rich: bool = False  # some entry has extensions (EncodedChunk.rich)
+    alternates_run: str | None = None  # sorted hreflang.alternate_lines of the entries
+    alternates: int = 0  # lines in alternates_run
+    hreflang_problems: list[tuple[str, str, str, str]] = field(default_factory=list)
 
 
 def parse_chunk(kind: str, path: str, start: int, length: int, run_dir: str, stop: bool, spool: bool) -> ChunkResult:
@@ -187,7 +211,10 @@ def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: in
     bad = [(number - first_number + 1, reason) for number, reason in done.bad]
     last = done.last_record - first_number + 1 if done.last_record else 0
     if not done.lines or (stop and bad):
-        return ChunkResult(lines, 0, 0, 0, bad, done.bad_count, None, last_record=last, normalised=done.normalised)
+        return ChunkResult(
+            lines, 0, 0, 0, bad, done.bad_count, None, last_record=last, normalised=done.normalised,
+            hreflang_problems=done.hreflang_problems,
+        )
     # Repeated URLs are left for the final merge to drop (and count): one pass fewer here.
     run, duplicates = sort_into_run(done.lines, run_dir, unique=False)
     digest_run = None
@@ -196,9 +223,13 @@ def _sorted_runs(done: EncodedChunk, run_dir: Path, stop: bool, first_number: in
         done.digests.sort()
         digest_run = str(write_run(done.digests, run_dir, prefix=DIGEST_LINE_PREFIX))
     digests = len(done.digests)
+    alternates_run = None
+    if done.alternates:
+        done.alternates.sort()
+        alternates_run = str(write_run(done.alternates, run_dir))
     return ChunkResult(
         lines, len(done.lines), duplicates, digests, bad, done.bad_count, str(run), digest_run, last, done.verbatim,
-        done.normalised,
+        done.normalised, done.rich, alternates_run, len(done.alternates), done.hreflang_problems,
     )
 
 

@@ -14,6 +14,7 @@ from itemadapter import ItemAdapter
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.extensions import with_extensions
 from sitemap_spider.sitemaps.xml import check_entry
 
 
@@ -57,13 +58,15 @@ def item_to_entry(item: Any) -> SitemapEntry:
     if loc is None:
         raise InvalidEntryError("item has no loc (or url) field")
     digest = adapter.get("content_digest")
-    return SitemapEntry(
+    entry = SitemapEntry(
         loc=loc,
         lastmod=format_lastmod(adapter.get("lastmod")),
         changefreq=adapter.get("changefreq"),
         priority=_priority(adapter.get("priority")),
         content_digest=None if digest is None else str(digest),
     )
+    # alternates, images, videos, news (extensions.FIELDS): a RichEntry when the item has any.
+    return with_extensions(entry, adapter)
 
 
 def entry_from_item(item: Any) -> SitemapEntry:

@@ -37,7 +37,16 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 class LenientEntry(Entry, forbid_unknown_fields=False, gc=False):
-    """The same fields, of a line that has other fields too (see ``decode``)."""
+    """The same fields, of a line that has other fields too (see ``decode``).
+
+    The extension fields (extensions.FIELDS) may be null, or absent, and nothing else: a line
+    with images, alternates, videos or news takes the general path, which reads them.
+    """
+
+    alternates: None = None
+    images: None = None
+    videos: None = None
+    news: None = None
 
 
 _DECODER: Final = msgspec.json.Decoder(Entry)

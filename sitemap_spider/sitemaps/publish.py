@@ -24,12 +24,14 @@ from sitemap_spider.sitemaps.dedupe import (
     repeated_digests,
     repeated_digests_of_runs,
 )
-from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.files import write_document
+from sitemap_spider.sitemaps.hreflang import HreflangListener
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.publish_loop import PublishLoop
+from sitemap_spider.sitemaps.rich_set import RichSet
 from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
 from sitemap_spider.sitemaps.storage import SHARD_FILE_PATTERN, SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
@@ -93,6 +95,8 @@ class PublishResult:
     urls: int
     duplicates: int  # entries dropped because their loc came again
     content_duplicates: int  # entries dropped because an earlier loc has the same content_digest
+    news_urls: int = 0  # articles in the news files (also counted in urls: they are listed in the shards too)
+    news_too_old: int = 0  # articles left out of the news files: published more than two days ago
     #: What changed since the set published before; the caller closes it. Not part of equality.
     changes: SetChanges | None = field(default=None, compare=False)
 
@@ -100,7 +104,8 @@ class PublishResult:
 class SitemapSetBuilder:
     """Collect entries, then publish them as one complete sitemap set or nothing at all."""
 
-    def __init__(self, options: OutputOptions) -> None:
+    def __init__(self, options: OutputOptions, on_hreflang: HreflangListener | None = None) -> None:
+        """``on_hreflang`` is told of each alternate not written, and of those written unchecked."""
         self.options = options
         self._storage = SitemapStorage(options.output_dir)
         self._staging = self._storage.staging_dir()
@@ -115,6 +120,7 @@ class SitemapSetBuilder:
             # one by one, and a smaller buffer than the entries' keeps its memory near what it
             # was without them.
             self._digest_lines = LineSorter(sort_dir, min(options.sort_run_size, _DIGESTS_RUN_SIZE), unique=False)
+            self._rich = RichSet(sort_dir, options.sort_run_size, on_hreflang)
         except BaseException:
             self._storage.discard(self._staging)
             raise
@@ -135,7 +141,10 @@ class SitemapSetBuilder:
         if self._done:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
         check_entry(entry)
-        self._sorter.add(entry)
+        if isinstance(entry, RichEntry):
+            self._sorter.add_line(self._rich.line_of(entry))
+        else:
+            self._sorter.add(entry)
         if self._verbatim and not is_verbatim(entry.loc, entry.lastmod):
             self._verbatim = False
         if entry.content_digest is not None:
@@ -161,6 +170,10 @@ class SitemapSetBuilder:
             self._digests += 1
             self._digest_lines.add_line(digest_line(content_digest))
 
+    def hreflang_problem(self, page: str, href: str, hreflang: str, reason: str) -> None:
+        """Report an alternate another process found unusable, as those added here are."""
+        self._rich.tell(page, href, hreflang, reason)
+
     @property
     def sort_dir(self) -> Path:
         """Where ``add_sorted_run`` files must be made (inside the staging directory)."""
@@ -175,6 +188,9 @@ class SitemapSetBuilder:
         digest_run: Path | None = None,
         *,
         verbatim: bool = False,
+        rich: bool = False,
+        alternates_run: Path | None = None,
+        alternates: int = 0,
     ) -> None:
         """Take a run file that another process made of checked entries.
 
@@ -183,16 +199,22 @@ class SitemapSetBuilder:
         checks big inputs on every core. ``digest_run``, in ``sort_dir`` too, has the sorted
         ``dedupe.digest_line`` lines of the ``digests`` entries with a content digest; without
         it, pages with the same content are found by a slower second pass. ``verbatim``: every
-        loc and lastmod of the run goes into the XML as it is (``xml.is_verbatim``).
+        loc and lastmod of the run goes into the XML as it is (``xml.is_verbatim``). ``rich``:
+        some line has extensions; ``alternates_run`` (in ``sort_dir``): the sorted
+        ``hreflang.alternate_lines`` (``alternates`` of them) of its entries.
         """
         if self._done:
             raise SitemapError("SitemapSetBuilder: add() after publish() or discard()")
-        for run in (path, digest_run):
+        for run in (path, digest_run, alternates_run):
             if run is not None and Path(run).parent != self.sort_dir:
                 raise SitemapError(f"{run} is not in {self.sort_dir}")
         self._sorter.add_run(path, entries, duplicates)
         self._verbatim = self._verbatim and verbatim
         self._digests += digests
+        if rich:
+            self._rich.rich = True
+        if alternates_run is not None:
+            self._rich.add_alternates_run(alternates_run, alternates)
         if digest_run is not None:
             self._digest_lines.add_run(digest_run, digests, 0)
         elif digests:
@@ -220,9 +242,10 @@ class SitemapSetBuilder:
                 raise EmptySitemapError(
                     f"no sitemap entry to publish; {self.options.output_dir} left as it was"
                 )
+            rich = self._rich.output()
             finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
             loop = PublishLoop(
-                self._staging, self.options, on_content_duplicate, verbatim=self._verbatim, changes=finder
+                self._staging, self.options, on_content_duplicate, verbatim=self._verbatim, changes=finder, rich=rich
             )
             try:
                 shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
@@ -236,6 +259,7 @@ class SitemapSetBuilder:
                 write_document(self._staging / name, content, gzip=False)
             self._sorter.close()
             self._digest_lines.close()
+            self._rich.close()
             if self.options.validate:
                 self._validate(shards)
             self._storage.publish(
@@ -247,13 +271,16 @@ class SitemapSetBuilder:
             self.discard()
             raise
         self._done = True
+        news_urls = 0 if rich is None else rich.news_urls
         result = PublishResult(
             index_path=self._storage.output_dir / INDEX_NAME,
             index_url=self.options.base_url + INDEX_NAME,
             files=len(shards),
-            urls=sum(shard.urls for shard in shards),
+            urls=sum(shard.urls for shard in shards) - news_urls,
             duplicates=self._sorter.duplicates + loop.duplicates,
             content_duplicates=loop.content_duplicates,
+            news_urls=news_urls,
+            news_too_old=0 if rich is None else rich.news_too_old,
             changes=changes,
         )
         logger.info(
@@ -290,6 +317,7 @@ class SitemapSetBuilder:
         self._done = True
         self._sorter.close()
         self._digest_lines.close()
+        self._rich.close()
         self._storage.discard(self._staging)
 
     def __enter__(self) -> Self:

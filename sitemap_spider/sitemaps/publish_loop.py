@@ -30,6 +30,7 @@ from sitemap_spider.sitemaps.xml import escape, needs_escaping, url_line, xml_la
 
 if TYPE_CHECKING:  # publish.py imports this module
     from sitemap_spider.sitemaps.publish import OutputOptions
+    from sitemap_spider.sitemaps.rich_loop import RichOutput
 
 
 class PublishLoop:
@@ -43,13 +44,16 @@ class PublishLoop:
         *,
         verbatim: bool = False,
         changes: ChangeFinder | None = None,
+        rich: RichOutput | None = None,
     ) -> None:
         """``on_content_duplicate`` is told of each entry dropped for its content; ``verbatim``:
         every loc and lastmod goes into the XML as it is (``xml.is_verbatim``); ``changes`` is
-        given every block of lines written, to compare them with the previous set."""
+        given every block of lines written, to compare them with the previous set; ``rich``:
+        some entries have extensions (rich_loop.py), None: none has."""
         self._staging = staging
         self._changes = changes
         self._verbatim = verbatim
+        self._rich = rich
         self.options = options
         self._on_content_duplicate = on_content_duplicate
         self.duplicates = 0  # repeated locs dropped while writing
@@ -101,9 +105,13 @@ class PublishLoop:
             # seen would hold them all a second time.
             first_seen = dict.fromkeys(shared, False)
             shared = None
-            self._write_blocks(writer, blocks, first_seen)
+            if self._rich is None:
+                self._write_blocks(writer, blocks, first_seen)
+            else:
+                self._rich.write_blocks(self, writer, blocks, first_seen, finisher.submit)
             writer.close()
-            return finisher.results()
+            # The news files after the shards, as the index lists them.
+            return sorted(finisher.results(), key=lambda shard: shard.name)
         except BaseException:
             writer.abort()
             finisher.cancel()
@@ -169,6 +177,10 @@ class PublishLoop:
             writer.write_lines(lines, lastmods)
             if self._changes is not None:
                 self._changes.compare(lines)
+
+    def content_duplicate(self, line: str) -> None:
+        """Count (and tell of) the run line of an entry dropped for its content."""
+        self._content_duplicate(line)
 
     def _content_duplicate(self, line: str) -> None:
         self.content_duplicates += 1

@@ -25,7 +25,7 @@ from sitemap_spider.sitemaps.errors import SitemapError
 logger = logging.getLogger(__name__)
 
 STAGING_PREFIX = ".sitemap-staging-"
-SHARD_FILE_PATTERN = re.compile(r"^sitemap-\d{5}\.xml(\.gz)?$")
+SHARD_FILE_PATTERN = re.compile(r"^sitemap-(?:news-)?\d{5}\.xml(\.gz)?$")
 #: How long a publish waits for another one into the same directory (moving files takes
 #: milliseconds: a lock held this long is a stuck process, and waiting on would hang cron).
 LOCK_TIMEOUT = 600.0

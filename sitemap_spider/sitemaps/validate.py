@@ -38,12 +38,34 @@ TREE_VALIDATION_MAX_BYTES: Final = 8 * 1024 * 1024
 _KINDS: Final = {"urlset": ("sitemap.xsd", "url"), "sitemapindex": ("siteindex.xsd", "sitemap")}
 
 
+# A urlset that declares other namespaces than the sitemap's is validated with the schemas of
+# the extensions loaded too (the official image, video and news ones, and ours for xhtml:link).
+EXTENSIONS_SCHEMA: Final = "sitemap-extensions.xsd"
+
+
+class _PackageResolver(etree.Resolver):  # type: ignore[misc]
+    """Resolves a schema's imports to the files of this package, never to the network."""
+
+    def resolve(self, url: str, pubid: str | None, context: object) -> object:
+        name = url.rsplit("/", 1)[-1]
+        return self.resolve_string(_schema_bytes(name), context)
+
+
+def _schema_bytes(file_name: str) -> bytes:
+    return importlib.resources.files(SCHEMA_PACKAGE).joinpath(file_name).read_bytes()
+
+
 @functools.cache
 def load_schema(file_name: str) -> etree.XMLSchema:
-    """Return the parsed official schema ``file_name`` (cached; lxml validators are per call)."""
-    data = importlib.resources.files(SCHEMA_PACKAGE).joinpath(file_name).read_bytes()
+    """Return the parsed schema ``file_name`` (cached; lxml validators are per call)."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
-    return etree.XMLSchema(etree.fromstring(data, parser))
+    parser.resolvers.add(_PackageResolver())
+    return etree.XMLSchema(etree.fromstring(_schema_bytes(file_name), parser, base_url=file_name))
+
+
+def _urlset_schema(namespaces: dict[str | None, str]) -> str:
+    """The schema of a urlset whose root declares ``namespaces``."""
+    return EXTENSIONS_SCHEMA if len(namespaces) > 1 else "sitemap.xsd"
 
 
 class _CountingReader:
@@ -73,8 +95,9 @@ def _open(path: Path) -> io.BufferedIOBase:
 Opener = Callable[[], io.BufferedIOBase]
 
 
-def _root_kind(path: Path | str, opener: Opener) -> str:
-    """Return "urlset" or "sitemapindex" from the root element, reading only the file's head."""
+def _root_kind(path: Path | str, opener: Opener) -> tuple[str, str]:
+    """Return "urlset" or "sitemapindex" from the root element, reading only the file's head,
+    and the schema to validate it with."""
     try:
         with opener() as stream:
             reader = _CountingReader(stream, MAX_UNCOMPRESSED_BYTES, str(path))
@@ -91,7 +114,8 @@ def _root_kind(path: Path | str, opener: Opener) -> str:
         raise SitemapValidationError(
             f"{path}: <{qname.localname}> has namespace {qname.namespace!r}, expected {SITEMAP_NAMESPACE!r}"
         )
-    return str(qname.localname)
+    kind = str(qname.localname)
+    return kind, _urlset_schema(root.nsmap) if kind == "urlset" else _KINDS[kind][0]
 
 
 def validate_file(path: Path, whole: bool = True) -> int:
@@ -152,7 +176,7 @@ def _count_if_valid(data: bytes) -> int | None:
     qname = etree.QName(root)
     if qname.localname not in _KINDS or qname.namespace != SITEMAP_NAMESPACE:
         return None
-    schema_name, _ = _KINDS[qname.localname]
+    schema_name = _KINDS[qname.localname][0] if qname.localname != "urlset" else _urlset_schema(root.nsmap)
     if not load_schema(schema_name).validate(root):
         return None
     # Valid: every child is a <url> (or a <sitemap>), the one element the schema allows there.
@@ -161,8 +185,8 @@ def _count_if_valid(data: bytes) -> int | None:
 
 
 def _validate_streaming(path: Path | str, opener: Opener) -> int:
-    kind = _root_kind(path, opener)
-    schema_name, child = _KINDS[kind]
+    kind, schema_name = _root_kind(path, opener)
+    child = _KINDS[kind][1]
     child_tag = f"{{{SITEMAP_NAMESPACE}}}{child}"
     root_tag = f"{{{SITEMAP_NAMESPACE}}}{kind}"
     count = 0

@@ -10,6 +10,7 @@ import bisect
 import html
 import itertools
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,7 @@ from sitemap_spider.sitemaps.errors import (
     SitemapError,
     TooManyShardsError,
 )
+from sitemap_spider.sitemaps.extensions import namespace_declaration, urlset_open
 from sitemap_spider.sitemaps.files import OutputFile
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import (
@@ -49,9 +51,9 @@ class ShardInfo:
     lastmod: str | None
 
 
-def shard_name(number: int, *, gzip: bool) -> str:
+def shard_name(number: int, *, gzip: bool, prefix: str = "sitemap") -> str:
     """Return the file name of the ``number``-th shard (1-based)."""
-    return f"sitemap-{number:05d}.xml" + (".gz" if gzip else "")
+    return f"{prefix}-{number:05d}.xml" + (".gz" if gzip else "")
 
 
 class ShardWriter:
@@ -66,10 +68,11 @@ class ShardWriter:
         gzip: bool,
         on_close: Callable[[ShardInfo], None] | None = None,
         durable: bool = True,
+        prefix: str = "sitemap",
     ) -> None:
         """``on_close`` is told of each shard as soon as it is complete on disk, so that it can be
         compressed or validated while the next one is written; ``durable=False`` skips the
-        fsync of files that are only an intermediate step."""
+        fsync of files that are only an intermediate step; ``prefix`` names the files."""
         if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
             raise ValueError(f"max_urls must be 1-{MAX_URLS_PER_SITEMAP}, not {max_urls}")
         smallest = len(URLSET_OPEN) + len(URLSET_CLOSE)
@@ -87,6 +90,9 @@ class ShardWriter:
         self._urls = 0
         self._bytes = 0
         self._closed = False
+        self.prefix = prefix
+        # Extension prefixes the open shard uses (write_rich): its head declares them at close.
+        self._namespaces: set[str] = set()
 
     def write(self, entry: SitemapEntry) -> None:
         """Append one ``<url>``, first closing the current shard if it would overflow."""
@@ -134,6 +140,30 @@ class ShardWriter:
             if start < count:  # full: the next line goes into a new shard
                 self._close_shard()
 
+    def write_rich(self, line: str, lastmod: str, prefixes: tuple[str, ...]) -> None:
+        """Append one ``<url>`` line that may use extension namespaces (``prefixes``): the shard's
+        head declares those its lines use, and the limits count the declarations too."""
+        if self._closed:
+            raise SitemapError("ShardWriter: write() after close()")
+        if self.gzip:
+            raise SitemapError("ShardWriter: extension namespaces need a plain shard (compress it afterwards)")
+        closing = len(URLSET_CLOSE)
+        if self._file is not None:
+            extra = sum(len(namespace_declaration(p)) for p in prefixes if p not in self._namespaces)
+            if self._urls >= self.max_urls or self._bytes + extra + len(line) + closing > self.max_bytes:
+                self._close_shard()
+        if self._file is None:
+            extra = sum(len(namespace_declaration(p)) for p in set(prefixes))
+            if len(URLSET_OPEN) + extra + len(line) + closing > self.max_bytes:
+                raise InvalidEntryError(
+                    f"entry needs {len(line) + extra} bytes, more than a sitemap of at most "
+                    f"{self.max_bytes} bytes can hold: {_loc_of(line)[:100]!r}"
+                )
+            self._open_shard()
+        self._append([line], [lastmod], len(line))
+        self._bytes += extra
+        self._namespaces.update(prefixes)
+
     def _append(self, lines: list[str], lastmods: list[str], size: int) -> None:
         assert self._file is not None
         data = "".join(lines).encode()
@@ -151,20 +181,24 @@ class ShardWriter:
                 f"more than {MAX_SITEMAPS_PER_INDEX} sitemap files would be needed "
                 f"({self.max_urls} URLs / {self.max_bytes} bytes each)"
             )
-        path = self.directory / shard_name(number, gzip=self.gzip)
+        path = self.directory / shard_name(number, gzip=self.gzip, prefix=self.prefix)
         self._file = OutputFile(path, compress=self.gzip, durable=self._durable)
         self._file.stream.write(URLSET_OPEN)
         self._urls = 0
         self._bytes = len(URLSET_OPEN)
         self._lastmods = []
+        self._namespaces = set()
 
     def _close_shard(self) -> None:
         assert self._file is not None
         self._file.stream.write(URLSET_CLOSE)
         self._file.close()
         self._file = None
+        name = shard_name(len(self._shards) + 1, gzip=self.gzip, prefix=self.prefix)
+        if self._namespaces:
+            _declare(self.directory / name, self._namespaces, durable=self._durable)
         info = ShardInfo(
-            name=shard_name(len(self._shards) + 1, gzip=self.gzip),
+            name=name,
             urls=self._urls,
             bytes=self._bytes + len(URLSET_CLOSE),
             lastmod=newest_lastmod(self._lastmods),
@@ -217,6 +251,29 @@ def newest_lastmod(lastmods: list[str]) -> str | None:
             newest = (instant, lastmod)
     assert newest is not None
     return newest[1]
+
+
+def _declare(path: Path, prefixes: set[str], *, durable: bool) -> None:
+    """Give the plain shard ``path`` a head that declares the extension namespaces it uses.
+
+    Which ones is known only once the shard is full; the shard is written behind the plain head
+    and copied once behind the right one (only shards that use extensions).
+    """
+    head = urlset_open(prefixes)
+    staged = path.with_name(path.name + ".head")
+    out = OutputFile(staged, compress=False, durable=durable)
+    try:
+        out.stream.write(head)
+        with open(path, "rb") as body:
+            body.seek(len(URLSET_OPEN))
+            while block := body.read(1 << 20):
+                out.stream.write(block)
+    except BaseException:
+        out.abort()
+        staged.unlink(missing_ok=True)
+        raise
+    out.close()
+    os.replace(staged, path)
 
 
 def _loc_of(line: str) -> str:

@@ -15,6 +15,7 @@ RFPDupeFilter); the rest is ours. Keys of one crawl, ``sitemap:<crawl id>:<name>
     exclusions  hash    "<url>\\0<reason>" -> detail;  excluded  hash  reason -> count
     counts      hash    the report's and progress line's counts (crawl/report_facts.py), every worker's
     history     hash    url -> the page's crawl history record (JSON), committed by the publisher
+    problems    hash    JSON [kind, reason, page, detail] -> "": extension data not written (crawl/report.py)
 
 Start (one Lua script): a crawl that is running with a live worker is joined;
 an unfinished one whose workers are all gone is taken up with SITEMAP_RESUME;

@@ -26,6 +26,7 @@ from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.shared.connection import PatientRedis
 from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import extensions_json, with_extensions_json
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -56,7 +57,9 @@ def _text(value: Any) -> str:
 class CrawlKeys:
     """The Redis keys of one shared crawl."""
 
-    DATA = ("requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts", "history")
+    DATA = (
+        "requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts", "history", "problems"
+    )  # fmt: skip
 
     def __init__(self, crawl_id: str) -> None:
         self.prefix = f"{KEY_PREFIX}:{crawl_id}:"
@@ -194,12 +197,16 @@ class SharedCrawl:
 
     # --- entries and exclusions, as CrawlState keeps them -------------------------
     def add_entry(self, entry: SitemapEntry) -> None:
-        value = json.dumps([entry.lastmod, entry.changefreq, entry.priority, entry.content_digest])
+        fields = [entry.lastmod, entry.changefreq, entry.priority, entry.content_digest]
+        extensions = extensions_json(entry)
+        value = json.dumps(fields if extensions is None else [*fields, extensions])
         self.redis.hset(self.keys.entries, entry.loc, value)
 
     def entries(self) -> Iterator[SitemapEntry]:
         for loc, value in self.redis.hscan_iter(self.keys.entries):
-            yield SitemapEntry(_text(loc), *json.loads(value))
+            fields = json.loads(value)
+            extensions = fields.pop() if len(fields) > 4 else None
+            yield with_extensions_json(SitemapEntry(_text(loc), *fields), extensions)
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         # A page fetched again after a lease ran out is reported once.
@@ -213,6 +220,21 @@ class SharedCrawl:
             rows.append((url, reason, _text(detail) or None))
         # Hash order is arbitrary: sort, so the report does not depend on which worker was first.
         yield from sorted(rows)
+
+    def add_problem(self, kind: str, reason: str, page: str, detail: str) -> None:
+        # A page fetched again after a lease ran out is reported once.
+        self.redis.hsetnx(self.keys.problems, json.dumps([kind, reason, page, detail]), "")
+
+    def problems(self) -> Iterator[tuple[str, str, str, str]]:
+        rows = [tuple(json.loads(_text(field))) for field in self.redis.hkeys(self.keys.problems)]
+        yield from sorted(rows)  # hash order is arbitrary
+
+    def problem_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for kind, reason, _, _ in self.problems():
+            key = f"sitemap/{kind}/{reason}"
+            counts[key] = counts.get(key, 0) + 1
+        return counts
 
     def exclusion_counts(self) -> dict[str, int]:
         counts = self.redis.hgetall(self.keys.excluded)

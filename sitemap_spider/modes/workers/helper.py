@@ -18,6 +18,8 @@ from scrapy.exceptions import DontCloseSpider
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.handover import Workers
+from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import extensions_json
 
 if TYPE_CHECKING:
     import socket
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
     from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.crawl.report import ExclusionStore
     from sitemap_spider.history.record import PageRecord
-    from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +57,8 @@ class Helper(Workers):
     def take(self, entry: SitemapEntry) -> bool:
         """Send the entry to the leader, which checks and counts it."""
         assert self.channel is not None
-        self.channel.send({"t": "entry", "e": dataclasses.asdict(entry)})
+        fields = {field.name: getattr(entry, field.name) for field in dataclasses.fields(SitemapEntry)}
+        self.channel.send({"t": "entry", "e": fields, "x": extensions_json(entry)})
         return True
 
     def observe(self, record: PageRecord) -> None:
@@ -85,6 +87,11 @@ class Helper(Workers):
     def _move_counts(self) -> None:
         if self.report is not None and self.channel is not None and not self.report.flush():
             self.send_counts({})  # the queue, even when nothing was counted
+
+    def add_problem(self, kind: str, reason: str, page: str, detail: str) -> None:
+        """Send extension data not written (crawl/report.py's not_written) to the leader, which records it."""
+        assert self.channel is not None
+        self.channel.send({"t": "problem", "k": kind, "r": reason, "p": page, "d": detail})
 
     def end(self, reason: str) -> None:
         # The leader publishes and writes the report.
@@ -154,6 +161,7 @@ class _SentExclusions:
     def __init__(self, helper: Helper) -> None:
         self.add_exclusion = helper.add_exclusion
         self.add_counts = helper.send_counts
+        self.add_problem = helper.add_problem
 
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
         return iter(())

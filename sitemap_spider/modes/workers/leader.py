@@ -21,6 +21,7 @@ from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
 from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.extensions import with_extensions_json
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -36,7 +37,7 @@ logger = logging.getLogger(__name__)
 # and the exclusions, which the helper sent over one by one and the leader counted. Whole keys
 # and prefixes: a count whose name holds "time" or "start" (say "sitemap/render/timeout") is summed.
 _NOT_SUMMED = frozenset({"start_time", "finish_time", "finish_reason", "elapsed_time_seconds", keys.WORKERS})
-_NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", keys.EXCLUDED, keys.WORKERS + "/")
+_NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", keys.EXCLUDED, keys.WORKERS + "/", keys.IMAGES, keys.VIDEO, keys.NEWS)
 # Maxima (Scrapy's deepest request, scrapy-playwright's most pages open at once): the larger of
 # the two processes' values, not their sum.
 _MAXIMA = frozenset({"request_depth_max", "playwright/page_count/max_concurrent"})
@@ -114,9 +115,13 @@ class Leader(Workers):
         if kind == "links":
             self._take_links(message["l"])
         elif kind == "entry":
-            self.take(SitemapEntry(**message["e"]))  # checked and counted here, as this process's own
+            # Checked and counted here, as this process's own.
+            self.take(with_extensions_json(SitemapEntry(**message["e"]), message.get("x")))
         elif kind == "record":
             self.observe(PageRecord.from_json(message["r"]))
+        elif kind == "problem":  # counted here, as the exclusions are
+            assert self.report is not None
+            self.report.not_written(message["k"], message["r"], message["p"], message["d"])
         elif kind == "exclude":
             assert self.report is not None
             self.report.exclude(message["u"], message["r"], message.get("d"))

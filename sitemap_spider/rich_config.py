@@ -1,0 +1,54 @@
+"""The settings of rich sitemaps (hreflang, images, videos, news), read and checked once.
+
+A block of SitemapConfig (config.py) of its own, as PolitenessConfig is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from scrapy.settings import BaseSettings
+
+from sitemap_spider.config_parsing import ConfigError, read_bool, read_number, read_strings, read_text
+from sitemap_spider.sitemaps.extensions import news_language
+
+_HOST: Final = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?::[0-9]{1,5})?")
+
+
+@dataclass(frozen=True)
+class RichConfig:
+    """``SITEMAP_HREFLANG``, ``SITEMAP_IMAGES`` and friends, ``SITEMAP_VIDEOS``, ``SITEMAP_NEWS_*``."""
+
+    hreflang: bool = True
+    images: bool = False
+    image_hosts: tuple[str, ...] = ()  # hosts (with a port when not the default) images may be on besides the site's
+    image_min_size: int = 48  # a declared width or height under this many pixels: an icon, not written
+    videos: bool = False
+    news_name: str | None = None  # the publication's name; None: no news files
+    news_language: str | None = None  # news:language when the page's <html lang> gives none
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> RichConfig:
+        hosts = tuple(host.lower() for host in read_strings(settings, "SITEMAP_IMAGE_HOSTS"))
+        for host in hosts:
+            if not _HOST.fullmatch(host):
+                raise ConfigError("SITEMAP_IMAGE_HOSTS", f"must list host names like cdn.example.com, got {host!r}")
+        language = read_text(settings, "SITEMAP_NEWS_LANGUAGE")
+        if language is not None and news_language(language) != language.lower():
+            raise ConfigError("SITEMAP_NEWS_LANGUAGE", f"must be an ISO 639 code (en, fr; zh-cn, zh-tw), got {language!r}")
+        return cls(
+            hreflang=read_bool(settings, "SITEMAP_HREFLANG"),
+            images=read_bool(settings, "SITEMAP_IMAGES"),
+            image_hosts=hosts,
+            image_min_size=read_number(settings, "SITEMAP_IMAGE_MIN_SIZE", int, 0, 100_000),
+            videos=read_bool(settings, "SITEMAP_VIDEOS"),
+            news_name=read_text(settings, "SITEMAP_NEWS_NAME"),
+            news_language=None if language is None else language.lower(),
+        )
+
+    @property
+    def news(self) -> bool:
+        """Whether articles go into news files."""
+        return self.news_name is not None
