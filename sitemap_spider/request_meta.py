@@ -14,3 +14,7 @@ NO_RENDER: Final = "sitemap_no_render"
 RESOURCE: Final = "sitemap_resource"
 #: The request's row in the JOBDIR state, or its lease in a shared crawl.
 STATE_ID: Final = "sitemap_state_id"
+#: The request is the last pass's try of a page that failed all its retries (crawl/retries.py).
+LAST_PASS: Final = "sitemap_last_pass"
+#: When the request reached the downloader (monotonic): politeness.py's send time of a failed request.
+REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"

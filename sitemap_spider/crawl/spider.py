@@ -32,6 +32,7 @@ from sitemap_spider.crawl.pages import (
     robots_from_meta,
 )
 from sitemap_spider.crawl.report import CrawlReport
+from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
@@ -117,6 +118,10 @@ class SitemapSpider(RenderingMixin, Spider):
         if response.status != 200:
             self.report.exclude(url, "status", str(response.status))
             return
+        if DATALOSS_FLAG in response.flags:
+            # Its links and content are incomplete (retries.py retried it): never judged.
+            self.report.exclude(url, "error", "truncated body")
+            return
         if not isinstance(response, TextResponse) or not self._is_html(response):
             self.report.exclude(url, "non_html", self._content_type(response))
             return
@@ -182,6 +187,8 @@ class SitemapSpider(RenderingMixin, Spider):
         """A request that produced no page: record why (robots and scope record themselves)."""
         error = failure.value
         request: Request = failure.request  # type: ignore[attr-defined]
+        if isinstance(error, RetryLater):
+            return  # held for a retry: not done, nothing to record yet
         if isinstance(error, HttpError):
             response: Response = error.response
             url = normalize_url(response.url) or response.url

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from sitemap_spider import modes
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
-from sitemap_spider.crawl import middlewares
+from sitemap_spider.crawl import middlewares, retries
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ _REPLACED_MIDDLEWARES = {
     RobotsTxtMiddleware: middlewares.RecordingRobotsTxtMiddleware,
     RedirectMiddleware: middlewares.RecordingRedirectMiddleware,
     MetaRefreshMiddleware: middlewares.RecordingMetaRefreshMiddleware,
+    RetryMiddleware: retries.BackoffRetryMiddleware,
 }
 
 

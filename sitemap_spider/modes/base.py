@@ -8,7 +8,9 @@ below and never ask which mode it is. A mode owns:
 - where entries and exclusions go: :meth:`take`, :meth:`exclusion_store`;
 - routing of URLs that belong to another process: :meth:`hand_over`;
 - the end of the crawl: :meth:`end` publishes, leaves it to another worker, or keeps
-  the state for a resume.
+  the state for a resume;
+- requests held back (retries waiting out a back-off, the last pass): :attr:`held`, which
+  its idle logic asks (:meth:`HeldRequests.keep_open`) before it lets the crawl end.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
 
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.report import CrawlReport
+from sitemap_spider.modes.held import HeldRequests
 from sitemap_spider.modes.schedulers import SpillScheduler
 from sitemap_spider.publishing import SetPublisher
 from sitemap_spider.sitemaps.errors import InvalidEntryError
@@ -55,6 +59,9 @@ class CrawlMode:
         self.report: CrawlReport | None = None
         # The report opens with the crawl: stats and the spider exist only then.
         crawler.signals.connect(self._open_report, signal=signals.spider_opened)
+        #: Retries waiting out a back-off, and pages kept for the last pass.
+        self.held = HeldRequests(crawler, config.politeness.last_pass_delay)
+        crawler.signals.connect(self._keep_open_for_held, signal=signals.spider_idle)
 
     @classmethod
     def configure(cls, settings: BaseSettings) -> None:
@@ -86,6 +93,11 @@ class CrawlMode:
 
     def request_done(self, request: Request | None) -> None:
         """Everything a request led to has been handed on (its entry, its links)."""
+
+    def _keep_open_for_held(self) -> None:
+        # Modes with their own idle logic (workers, shared) ask the same before deciding the end.
+        if self.held.keep_open():
+            raise DontCloseSpider
 
     def exclusion_store(self) -> ExclusionStore | None:
         """Where exclusions are kept besides the stats; None: a spool file beside the report."""

@@ -11,7 +11,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import redis
@@ -91,6 +91,8 @@ class SharedCrawl:
         self._beat = task.LoopingCall(self._heartbeat)
         self._interval = interval
         self._start_urls = json.dumps(list(target.start_urls))
+        #: Whether this worker holds requests back (retries): the mode's HeldRequests.keep_open.
+        self.keep_open: Callable[[], bool] = lambda: False
 
     def join(self) -> str:
         """Start the crawl (clear, then seed), join it, or take it up again; return which."""
@@ -211,6 +213,9 @@ class SharedCrawl:
     # --- the end ---------------------------------------------------------------
     def on_idle(self, spider: Spider) -> None:
         """spider_idle: keep this worker open until the whole crawl has ended."""
+        if self.keep_open():
+            # Retries held by this worker keep their leases: the crawl is not over.
+            raise DontCloseSpider
         if self._leases:
             # The engine is idle, so no response of ours is being handled: these were missed.
             logger.warning("Releasing %d leases not marked done", len(self._leases))
