@@ -104,6 +104,7 @@ class PolitenessConfig:
     retry_times: int = 0  # retries of a transient fault, each after a back-off (crawl/retries.py)
     retry_delay: float = 0.0  # the first back-off; it doubles at each retry
     last_pass_delay: float = 0.0  # pause before the pages that still failed are tried again
+    retry_budget: float = 0.0  # nothing but faults for this long stops the crawl; 0: never
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> PolitenessConfig:
@@ -114,6 +115,7 @@ class PolitenessConfig:
             retry_times=read_number(settings, "SITEMAP_RETRY_TIMES", int, 0, 100),
             retry_delay=read_number(settings, "SITEMAP_RETRY_DELAY", float, 0.0, MAX_WAIT_SECONDS),
             last_pass_delay=read_number(settings, "SITEMAP_RETRY_LAST_PASS_DELAY", float, 0.0, MAX_WAIT_SECONDS),
+            retry_budget=read_number(settings, "SITEMAP_RETRY_BUDGET", float, 0.0, 86_400.0),
         )
 
 

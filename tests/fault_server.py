@@ -57,13 +57,15 @@ class FaultPlan:
     """What is injected: the share of faulty URLs, and the two site-wide spells."""
 
     share: int = 10  # percent of URLs (robots.txt and ``spared`` excepted) with a fault of their own
-    outage_after: int = 120  # requests served before the whole site answers 503 ...
+    outage_after: int = 120  # requests served before the whole site answers 503 (0: never) ...
     outage_seconds: float = 15.0  # ... for this long
-    refuse_after: int = 260  # requests served before the site refuses connections ...
+    refuse_after: int = 260  # requests served before the site refuses connections (0: never) ...
     refuse_seconds: float = 3.0  # ... for this long
     slow_seconds: float = 3.0
     #: Path+query patterns (fullmatch) that get no fault of their own; the site-wide spells reach them.
     spared: tuple[re.Pattern[str], ...] = ()
+    #: Path+query -> (kind, requests that get it), besides the share: a page down for good, say.
+    fixed: tuple[tuple[str, str, int], ...] = ()
 
 
 class _FaultHandler(_Handler):
@@ -71,12 +73,14 @@ class _FaultHandler(_Handler):
 
     def _answer(self, *, send_body: bool) -> None:
         fault = self.server.fault_for(self.path)
-        if fault is None:
+        if fault in (None, "slow"):
+            if fault == "slow":
+                time.sleep(self.server.plan.slow_seconds if self.server.plan else 0)
             super()._answer(send_body=send_body)
-        elif fault == "slow":
-            time.sleep(self.server.plan.slow_seconds)
-            super()._answer(send_body=send_body)
-        elif fault in ("reset", "drop", "refused"):
+            return
+        # Recorded like the right answers are, by SiteServer's handler.
+        self.server.record(SiteRequest(self.command, self.path, self.headers.get("Host", ""), tuple(self.headers.items())))
+        if fault in ("reset", "drop", "refused"):
             if fault == "reset":
                 # SO_LINGER with a zero timeout: close() sends RST instead of FIN.
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -152,8 +156,9 @@ class FaultServer(SiteServer):
             if now < self._outage_until:
                 self.injected["outage"] += 1
                 return "503:outage"
-            kind = self._kind(target, plan)
-            if kind is None or self._tries[target] >= FAULT_TRIES[kind]:
+            fixed = {path: (kind, tries) for path, kind, tries in plan.fixed}
+            kind, tries = fixed.get(target) or (self._kind(target, plan), 0)
+            if kind is None or self._tries[target] >= (tries or FAULT_TRIES[kind]):
                 return None
             self._tries[target] += 1
             self.injected[kind] += 1

@@ -48,6 +48,8 @@ FAULT_STATUSES = frozenset({408, 502, 504, 522, 524})
 FAULT_STREAK = 3
 #: Signal (sent by retries.py): a request to the site failed without an answer; arguments request, cause.
 SITE_FAULT = object()
+#: Signal (sent by retries.py): the site is down and the crawl stops; no arguments.
+SITE_DOWN = object()
 #: Seconds between requests after a 429/503 without Retry-After when SITEMAP_RETRY_DELAY is 0; it doubles while they go on.
 FIRST_BACKOFF = 1.0
 _DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
@@ -112,6 +114,7 @@ class Politeness:
         self.crawl_delays: dict[str, float] = {}  # netloc -> seconds
         self.backoffs: dict[str, _BackOff] = {}  # downloader slot key -> state
         self.streaks: dict[str, int] = {}  # downloader slot key -> faults in a row
+        self.down = False  # the site is down and the crawl stops: no more pauses
         # The first pause without Retry-After (SITEMAP_RETRY_DELAY; 0 leaves FIRST_BACKOFF).
         self._first = config.retry_delay or FIRST_BACKOFF
         # AutoThrottle (an extension of order 0) connects first, so these handlers run
@@ -120,6 +123,7 @@ class Politeness:
         crawler.signals.connect(self.request_reached_downloader, signal=signals.request_reached_downloader)
         crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self.site_fault, signal=SITE_FAULT)
+        crawler.signals.connect(self.site_down, signal=SITE_DOWN)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -188,6 +192,25 @@ class Politeness:
         self._fault(key, slot, request.url, cause, now, float(request.meta.get(meta.REACHED_DOWNLOADER, now)))
         self._hold(request, key, slot)
 
+    def site_down(self) -> None:
+        """The crawl stops: what waits in the slots goes now, not at the back-off's pace.
+
+        Scrapy closes a spider only once every request it handed to the downloader is
+        done, so requests queued behind a long pause would hold the end back by minutes.
+        """
+        self.down = True
+        self.backoffs.clear()
+        engine = self.crawler.engine
+        if engine is None:
+            return
+        for slot in engine.downloader.slots.values():
+            slot.delay = 0.0
+            if slot.latercall is not None:
+                slot.latercall.cancel()
+                slot.latercall = None
+            # No public call for it: what the downloader runs when a download ends.
+            engine.downloader._process_queue(slot)
+
     def _fault(self, key: str, slot: Slot, url: str, cause: str, now: float, sent: float) -> None:
         streak = self.streaks[key] = self.streaks.get(key, 0) + 1
         if streak >= FAULT_STREAK:
@@ -208,7 +231,7 @@ class Politeness:
         floor = max(crawl_delay, backoff.seconds if backoff else 0.0)
         if crawl_delay:
             slot.concurrency = 1
-        if floor > 0:
+        if floor > 0 and not self.down:
             # Scrapy's random jitter would start some requests before the floor.
             slot.jitter = 0.0
             slot.delay = max(slot.delay, floor)

@@ -21,7 +21,7 @@ REASONS = {
     "redirect": "the URL redirects (HTTP 3xx or meta refresh); its target is judged instead",
     "http_error": "final status 4xx or 5xx",
     "status": "a 2xx status other than 200",
-    "error": "no response: connection refused, timeout, ...",
+    "error": "no response (connection refused, timeout, ...) or a truncated body, after every retry",
     "offsite": "the page ended up on another origin",
     "robots": "disallowed by robots.txt",
     "non_html": "not text/html or application/xhtml+xml",

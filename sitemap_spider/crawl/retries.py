@@ -6,7 +6,7 @@ though the site may answer a few seconds later (a deploy, a restarting backend, 
 proxy that lost its upstream). Here a *transient* fault, one of
 
 - the statuses 429, 502, 503, 504, 408, 522 and 524,
-- Scrapy's ``RETRY_EXCEPTIONS`` (refused, reset or dropped connections, timeouts, DNS),
+- Scrapy's ``RETRY_EXCEPTIONS`` (refused, reset or dropped connections, DNS) but timeouts,
 - a truncated body (``Content-Length`` longer than what arrived: Scrapy's
   ``ResponseDataLossError``, or the ``dataloss`` flag when ``DOWNLOAD_FAIL_ON_DATALOSS``
   is off),
@@ -19,15 +19,21 @@ when the faults are the site's and not one page's (429, 503, or a run of faults)
 page that failed every retry is kept for the last pass (modes/held.py): tried once more
 with the same retries when the rest of the crawl is done. Only then is it given up,
 counted under ``sitemap/not_fetched/<cause>`` and excluded as ``http_error`` or ``error``.
+The whole spell is bounded too: a site that has answered nothing but faults for
+``SITEMAP_RETRY_BUDGET`` seconds is down, and the crawl stops without publishing.
 
 A 500 is most often the page's own bug, which waiting does not mend: it keeps Scrapy's
-immediate retries, as do requests that are not pages (robots.txt, rendering, scripts).
+immediate retries (``RETRY_TIMES``), as do requests that are not pages (robots.txt,
+rendering, scripts) and timeouts: a timeout has waited ``DOWNLOAD_TIMEOUT`` already, and
+a page that never finishes (one byte a second) would cost that many times over.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
@@ -46,7 +52,13 @@ from scrapy.http.request import NO_CALLBACK
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
-from sitemap_spider.crawl.politeness import BACKOFF_STATUSES, FAULT_STATUSES, SITE_FAULT, response_retry_after
+from sitemap_spider.crawl.politeness import (
+    BACKOFF_STATUSES,
+    FAULT_STATUSES,
+    SITE_DOWN,
+    SITE_FAULT,
+    response_retry_after,
+)
 
 if TYPE_CHECKING:
     from typing import Self
@@ -99,11 +111,15 @@ class BackoffRetryMiddleware(RetryMiddleware):
     """Scrapy's RetryMiddleware whose page retries of transient faults wait, held by the crawl mode."""
 
     config: PolitenessConfig
+    #: When the site last gave an answer that was not a transient fault (monotonic).
+    last_good: float
+    stopping = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         middleware = super().from_crawler(crawler)
         middleware.config = PolitenessConfig.from_settings(crawler.settings)
+        middleware.last_good = monotonic()
         return middleware
 
     def process_response(
@@ -117,6 +133,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         elif response.status in TRANSIENT_STATUSES:
             cause = str(response.status)
         else:
+            self.last_good = monotonic()
             if request.meta.get("retry_times") and 200 <= response.status < 400:
                 self._stats().inc_value(keys.RETRY_RECOVERED)
             return super().process_response(request, response)  # a 500: immediate retries
@@ -130,7 +147,8 @@ class BackoffRetryMiddleware(RetryMiddleware):
             return None
         cause = fault_cause(exception)
         self.crawler.signals.send_catch_log(SITE_FAULT, request=request, cause=cause)
-        held = self._held(request)
+        self._check_budget()
+        held = None if isinstance(exception, DownloadTimeoutError) else self._held(request)
         if held is None:
             return super().process_exception(request, exception)
         self._retry_later(request, held, cause, None)
@@ -149,6 +167,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
     def _retry_later(self, request: Request, held: HeldRequests, cause: str, retry_after: float | None) -> None:
         """Hold a retry (or the last pass) back and raise :class:`RetryLater`; return if giving up."""
         assert self.crawler.spider is not None
+        self._check_budget()
         retry = get_retry_request(
             request,
             spider=self.crawler.spider,
@@ -177,6 +196,21 @@ class BackoffRetryMiddleware(RetryMiddleware):
         stats.inc_value(keys.NOT_FETCHED_CAUSE + cause)
         tries = 2 * (self.config.retry_times + 1)
         logger.warning("Gave up on %s after %d tries, the last pass included: %s", request.url, tries, cause)
+
+    def _check_budget(self) -> None:
+        """Stop the crawl when the site has answered nothing but faults for SITEMAP_RETRY_BUDGET seconds."""
+        budget = self.config.retry_budget
+        if not budget or self.stopping or monotonic() - self.last_good < budget:
+            return
+        self.stopping = True
+        logger.error(
+            "The site has answered nothing but transient faults for %g s (SITEMAP_RETRY_BUDGET): "
+            "it is down. Stopping the crawl.", budget,
+        )  # fmt: skip
+        engine = self.crawler.engine
+        if engine is not None and engine.spider is not None:
+            asyncio.ensure_future(engine.close_spider_async(reason="site_down"))
+        self.crawler.signals.send_catch_log(SITE_DOWN)
 
     def _stats(self) -> Any:
         assert self.crawler.stats is not None
