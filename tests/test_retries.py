@@ -7,6 +7,8 @@ is given up: excluded with its cause, counted, said in the summary, and the rest
 
 from __future__ import annotations
 
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import pytest
 from scrapy.exceptions import DownloadConnectionRefusedError, DownloadTimeoutError, ResponseDataLossError
 
 from sitemap_spider.crawl.retries import fault_cause, retry_delay
-from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
 from tests.fault_server import FaultPlan, FaultServer
 from tests.generated_site import build_generated_site
 from tests.site_server import HTML, html_page, links
@@ -193,3 +195,45 @@ def test_a_site_down_for_longer_than_the_budget_stops_the_crawl(tmp_path: Path) 
     assert "Sitemap NOT published: the crawl did not finish (site_down)" in result.stderr
     assert not (result.output_dir / "sitemap_index.xml").exists()
     assert result.seconds < 40, result.describe()
+
+
+# ---------------------------------------------------------------------------
+# JOBDIR: a retry held when the crawl is killed is fetched on resume
+# ---------------------------------------------------------------------------
+
+
+def test_a_retry_held_at_a_sigkill_is_fetched_on_resume(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+        "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links("/late", "/ok"))),
+        "/late": Route(headers=(("Content-Type", HTML),), body=html_page("Late", links("/after-late"))),
+        "/ok": Route(headers=(("Content-Type", HTML),), body=html_page("OK")),
+        "/after-late": Route(headers=(("Content-Type", HTML),), body=html_page("After")),
+    }
+    jobdir = tmp_path / "job"
+    with FaultServer() as server:
+        server.routes = routes
+        server.inject(FaultPlan(**QUIET, fixed=(("/late", "502", 1),)))
+        # The retry waits 20 to 60 s: the crawl is killed while it is held.
+        held = {"JOBDIR": str(jobdir), "SITEMAP_RETRY_DELAY": "40"}
+        process = subprocess.Popen(
+            crawl_command(server.origin + "/", tmp_path, settings={**QUICK, **held}),
+            cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while server.targets().count("/late") < 1 or "/ok" not in server.targets():
+                assert time.monotonic() < deadline and process.poll() is None, server.targets()
+                time.sleep(0.1)
+            time.sleep(2)  # its answer handled, the retry held
+            assert process.poll() is None
+        finally:
+            process.kill()
+            process.wait()
+        assert not (tmp_path / "sitemaps").exists()
+        result = run_crawl(server.origin + "/", tmp_path, settings={**QUICK, "JOBDIR": str(jobdir)})
+        fetched = server.targets()
+    assert result.returncode == 0, result.describe()
+    got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
+    assert got == {"/", "/ok", "/late", "/after-late"}
+    assert fetched.count("/late") == 2  # the failure, then the resumed crawl's fetch
