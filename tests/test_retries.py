@@ -237,3 +237,30 @@ def test_a_retry_held_at_a_sigkill_is_fetched_on_resume(tmp_path: Path) -> None:
     got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
     assert got == {"/", "/ok", "/late", "/after-late"}
     assert fetched.count("/late") == 2  # the failure, then the resumed crawl's fetch
+
+
+# ---------------------------------------------------------------------------
+# Faults in a row slow the whole site down (politeness.py)
+# ---------------------------------------------------------------------------
+
+
+def test_three_faults_in_a_row_slow_the_site_down(tmp_path: Path) -> None:
+    pages = ["/a", "/b", "/c", "/d"]
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+        "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links(*pages))),
+        **{page: Route(headers=(("Content-Type", HTML),), body=html_page(page)) for page in pages},
+    }
+    with FaultServer() as server:
+        server.routes = routes
+        server.inject(FaultPlan(**QUIET, fixed=tuple((page, "502", 1) for page in pages)))
+        # One request at a time, and retries long after the four first answers: four 502 in a row.
+        settings = {**QUICK, "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "SITEMAP_RETRY_DELAY": "2"}
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+    assert result.returncode == 0, result.describe()
+    got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
+    assert got == {"/", *pages}
+    backoffs = _stats(result).get("sitemap/backoff/502")
+    assert isinstance(backoffs, int) and backoffs >= 1, result.describe()
+    assert "answered 502: slowing down to one request every 2 s" in result.stderr
+    assert "back to its normal pace" in result.stderr
