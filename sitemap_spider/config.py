@@ -109,13 +109,21 @@ class PolitenessConfig:
 
     max_crawl_delay: float
     max_backoff: float
+    retry_times: int = 0  # retries of a transient fault, each after a back-off (crawl/retries.py)
+    retry_delay: float = 0.0  # the first back-off; it doubles at each retry
+    last_pass_delay: float = 0.0  # pause before the pages that still failed are tried again
+    retry_budget: float = 0.0  # nothing but faults for this long stops the crawl; 0: never
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> PolitenessConfig:
-        """``SITEMAP_MAX_CRAWL_DELAY`` and ``SITEMAP_MAX_BACKOFF``, in seconds."""
+        """``SITEMAP_MAX_CRAWL_DELAY``, ``SITEMAP_MAX_BACKOFF`` and the ``SITEMAP_RETRY_*`` settings."""
         return cls(
             max_crawl_delay=read_number(settings, "SITEMAP_MAX_CRAWL_DELAY", float, 0.0, MAX_WAIT_SECONDS),
             max_backoff=read_number(settings, "SITEMAP_MAX_BACKOFF", float, 0.0, MAX_WAIT_SECONDS),
+            retry_times=read_number(settings, "SITEMAP_RETRY_TIMES", int, 0, 100),
+            retry_delay=read_number(settings, "SITEMAP_RETRY_DELAY", float, 0.0, MAX_WAIT_SECONDS),
+            last_pass_delay=read_number(settings, "SITEMAP_RETRY_LAST_PASS_DELAY", float, 0.0, MAX_WAIT_SECONDS),
+            retry_budget=read_number(settings, "SITEMAP_RETRY_BUDGET", float, 0.0, 86_400.0),
         )
 
 

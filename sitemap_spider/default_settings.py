@@ -109,6 +109,18 @@ SITEMAP_MAX_CRAWL_DELAY = 60.0
 # The longest pause, in seconds, after a 429 or 503: a larger Retry-After is cut to
 # this, and the doubling pause without Retry-After stops growing at it; 0: no back-off.
 SITEMAP_MAX_BACKOFF = 120.0
+# Transient faults (429, 502, 503, 504, 408, 522, 524, connection errors, truncated
+# bodies) are retried this many times, each retry after a pause of
+# SITEMAP_RETRY_DELAY seconds doubled at each retry (+-50% jitter, or the answer's
+# Retry-After), at most SITEMAP_MAX_BACKOFF; the pages that still failed are tried
+# once more, SITEMAP_RETRY_LAST_PASS_DELAY seconds after the last of them failed,
+# when the rest of the crawl is done (crawl/retries.py).
+SITEMAP_RETRY_TIMES = 5
+SITEMAP_RETRY_DELAY = 1.0
+SITEMAP_RETRY_LAST_PASS_DELAY = 30.0
+# A site that has answered nothing but such faults for this many seconds is down:
+# the crawl stops and publishes nothing (the previous set stays); 0: wait for ever.
+SITEMAP_RETRY_BUDGET = 900.0
 
 # --- IndexNow (indexnow.py) ------------------------------------------------------
 # A key of 8 to 128 characters [a-zA-Z0-9-] turns IndexNow on: <key>.txt is published with the

@@ -145,7 +145,7 @@ class SetPublisher:
                 self.stats.set_value(keys.NEWS + "too_old", result.news_too_old)
             summary.update(self._summary(result))
             summary.update(self._run_after_publish())
-            self._log_summary(result, self.report.excluded_counts())
+            self._log_summary(result, self.report.excluded_counts(), self._not_fetched())
             self._log_rendering()
             if changes is not None:
                 self._record_changes(changes)
@@ -238,18 +238,34 @@ class SetPublisher:
             value(keys.RENDER_TEMPLATES_REGAINED) or 0,
         )
 
+    def _not_fetched(self) -> str:
+        """Pages given up after every retry and the last pass, and why: '' when none."""
+        stats = self.stats.get_stats()
+        total = int(stats.get(keys.NOT_FETCHED) or 0)
+        if not total:
+            return ""
+        causes = sorted(
+            (key[len(keys.NOT_FETCHED_CAUSE) :], int(value))
+            for key, value in stats.items()
+            if key.startswith(keys.NOT_FETCHED_CAUSE)
+        )
+        why = ", ".join(f"{cause} {count:,}" for cause, count in causes)
+        return f"\n  could not be fetched (after every retry and a last pass): {total:,} ({why})"
+
     @staticmethod
-    def _log_summary(result: PublishResult, excluded: dict[str, int]) -> None:
+    def _log_summary(result: PublishResult, excluded: dict[str, int], not_fetched: str = "") -> None:
         reasons = ", ".join(f"{reason} {count:,}" for reason, count in excluded.items() if count)
-        logger.info(
+        logger.log(
+            logging.WARNING if not_fetched else logging.INFO,
             "Sitemap published: %s URLs in %s file(s); index %s\n"
-            "  not listed: %s\n"
+            "  not listed: %s%s\n"
             "  changed since the previous set: %s\n"
             "  add this line to robots.txt:  Sitemap: %s",
             f"{result.urls:,}",
             result.files,
             result.index_path,
             reasons or "none",
+            not_fetched,
             result.changes.describe() if result.changes is not None else "not compared",
             result.index_url,
         )

@@ -18,3 +18,7 @@ STATE_ID: Final = "sitemap_state_id"
 VALIDATE_TARGET: Final = "sitemap_validate_target"
 #: The request asks the server whether the page changed since the crawl history's record (304 or 200).
 CONDITIONAL: Final = "sitemap_conditional"
+#: The request is the last pass's try of a page that failed all its retries (crawl/retries.py).
+LAST_PASS: Final = "sitemap_last_pass"
+#: When the request reached the downloader (monotonic): politeness.py's send time of a failed request.
+REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"

@@ -46,6 +46,17 @@ CRAWL_DELAY: Final = "sitemap/crawl_delay"
 #: ``sitemap/backoff/<status>``: pauses after a 429 or 503.
 BACKOFF: Final = "sitemap/backoff/"
 
+# --- retries (crawl/retries.py) -------------------------------------------------
+#: Retries of transient faults held back for a back-off (Scrapy's ``retry/*`` count every retry).
+RETRY_HELD: Final = "sitemap/retry/held"
+#: Pages fetched after at least one transient fault.
+RETRY_RECOVERED: Final = "sitemap/retry/recovered"
+#: Pages that had failed every retry, tried again in the last pass.
+RETRY_LAST_PASS: Final = "sitemap/retry/last_pass"
+#: Pages that could not be fetched after every retry and the last pass; ``.../<cause>``: by cause.
+NOT_FETCHED: Final = "sitemap/not_fetched"
+NOT_FETCHED_CAUSE: Final = "sitemap/not_fetched/"
+
 # --- rendering ------------------------------------------------------------------
 RENDER_PAGES: Final = "sitemap/render/pages"
 RENDER_FAILED: Final = "sitemap/render/failed"

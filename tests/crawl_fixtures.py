@@ -28,6 +28,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 #: Pages in the generated site of the big end-to-end test.
 GENERATED_PAGES = 3000
+#: Given to every crawl unless its test names them: fixture sites have pages down for good (the
+#: case site's /s503 and /broken), which the defaults (5 retries from 1 s, doubling, a last pass
+#: 30 s later) would try for about 90 s. tests/test_faults.py and test_retries.py set their own.
+QUICK_RETRIES = {"SITEMAP_RETRY_TIMES": "2", "SITEMAP_RETRY_LAST_PASS_DELAY": "1"}
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ def crawl_command(
         # test's site on a reused port would find it; two runs in one tmp_path share it.
         "-s", f"SITEMAP_HISTORY={tmp_path / 'history.sqlite'}",
     ]  # fmt: skip
-    for name, value in (settings or {}).items():
+    for name, value in {**QUICK_RETRIES, **(settings or {})}.items():
         args += ["-s", f"{name}={value}"]
     return [*args, *extra_args]
 

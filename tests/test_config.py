@@ -49,6 +49,11 @@ def test_defaults_are_valid_and_protocol_sized() -> None:
         ("SITEMAP_MAX_BACKOFF", "soon", "must be a number"),
         ("SITEMAP_MAX_BACKOFF", "86400", "between 0 and 3600"),
         ("SITEMAP_PROGRESS", "live", "one of auto, log, off"),
+        ("SITEMAP_RETRY_TIMES", "-1", "between 0 and 100"),
+        ("SITEMAP_RETRY_TIMES", "2.5", "must be a whole number"),
+        ("SITEMAP_RETRY_DELAY", "often", "must be a number"),
+        ("SITEMAP_RETRY_LAST_PASS_DELAY", "-5", "between 0 and 3600"),
+        ("SITEMAP_RETRY_BUDGET", "a day", "must be a number"),
     ],
 )
 def test_bad_settings_name_the_setting(name: str, value: str, message: str) -> None:
@@ -77,9 +82,12 @@ def test_settings_from_the_command_line_are_converted() -> None:
 
 
 def test_politeness_settings() -> None:
-    assert config().politeness == PolitenessConfig(max_crawl_delay=60.0, max_backoff=120.0)
-    conf = config(SITEMAP_MAX_CRAWL_DELAY="0", SITEMAP_MAX_BACKOFF="2.5")
-    assert conf.politeness == PolitenessConfig(max_crawl_delay=0.0, max_backoff=2.5)
+    retries = {"retry_delay": 1.0, "last_pass_delay": 30.0, "retry_budget": 900.0}
+    assert config().politeness == PolitenessConfig(60.0, 120.0, retry_times=5, **retries)
+    conf = config(SITEMAP_MAX_CRAWL_DELAY="0", SITEMAP_MAX_BACKOFF="2.5", SITEMAP_RETRY_TIMES="0")
+    assert conf.politeness == PolitenessConfig(0.0, 2.5, retry_times=0, **retries)
+    conf = config(SITEMAP_RETRY_DELAY="0.25", SITEMAP_RETRY_LAST_PASS_DELAY="0")
+    assert (conf.politeness.retry_delay, conf.politeness.last_pass_delay) == (0.25, 0.0)
 
 
 def test_default_extensions_join_the_project_s_own() -> None:

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import pytest
 
-from tests.crawl_fixtures import REPO_ROOT, CrawlResult, RunningSite, run_crawl, serve_site
+from tests.crawl_fixtures import QUICK_RETRIES, REPO_ROOT, CrawlResult, RunningSite, run_crawl, serve_site
 from tests.site_cases import build_case_site
 from tests.sitemap_check import read_sitemap_set
 
@@ -363,19 +363,21 @@ def jobs(
     outputs = tmp_path_factory.mktemp("published")
     crawl_output = outputs / "scrapyd"
     bad_output = outputs / "bad-argument"
+    # As run_crawl does: the case site's pages down for good are not tried for 90 s.
+    quick = [f"{name}={value}" for name, value in QUICK_RETRIES.items()]
     return Jobs(
         crawl=scrapyd.schedule(
             url=site.start_url,
             render="never",
             # Under Scrapyd both must be absolute paths.
-            setting=[f"SITEMAP_OUTPUT_DIR={crawl_output}", f"SITEMAP_HISTORY={outputs / 'history.sqlite'}"],
+            setting=[f"SITEMAP_OUTPUT_DIR={crawl_output}", f"SITEMAP_HISTORY={outputs / 'history.sqlite'}", *quick],
         ),
         crawl_output=crawl_output,
         bad_argument=scrapyd.schedule(
-            url=site.start_url, render="sometimes", setting=f"SITEMAP_OUTPUT_DIR={bad_output}"
+            url=site.start_url, render="sometimes", setting=[f"SITEMAP_OUTPUT_DIR={bad_output}", *quick]
         ),
         bad_argument_output=bad_output,
-        relative_output=scrapyd.schedule(url=site.start_url, render="never"),
+        relative_output=scrapyd.schedule(url=site.start_url, render="never", setting=quick),
     )
 
 

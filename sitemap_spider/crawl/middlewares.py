@@ -111,6 +111,9 @@ class _RecordRedirects:
         if report is not None:
             how = str(response.status) if 300 <= response.status < 400 else "meta refresh"
             report.exclude(request.url, "redirect", f"{how} to {result.url}")
+        # Scrapy carries the meta over: the target is another page, with retries of its own.
+        result.meta.pop("retry_times", None)
+        result.meta.pop(meta.LAST_PASS, None)
         spider = self.crawler.spider
         site = getattr(getattr(spider, "target", None), "site", None)
         target = normalize_url(result.url)

@@ -1,4 +1,4 @@
-"""Politeness to the crawled site: robots.txt ``Crawl-delay`` and back-off on 429 and 503.
+"""Politeness to the crawled site: robots.txt ``Crawl-delay``, back-off on 429 and 503 and on runs of faults.
 
 Scrapy 2.19 reads ``Crawl-delay`` (``RobotParser.crawl_delay`` and the
 ``robots_parsed`` signal) but nothing applies it (scrapy/scrapy#892), and its
@@ -6,8 +6,11 @@ RetryMiddleware retries a 429 or 503 as soon as the scheduler hands the request
 back, whatever ``Retry-After`` says (scrapy/scrapy#3849). This extension does
 both through Scrapy's own pacing, the downloader slot of the site: a slot with
 a delay starts one request per delay. It only ever raises a slot's delay above
-what AutoThrottle or ``DOWNLOAD_DELAY`` chose; RetryMiddleware still does the
-retrying.
+what AutoThrottle or ``DOWNLOAD_DELAY`` chose; retries.py does the retrying.
+
+Other transient faults (502, 504, refused or reset connections, timeouts, truncated
+bodies) may be one page's: the site is slowed down as for a 503 only after
+:data:`FAULT_STREAK` of them in a row, with no good answer in between.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 
+from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.dates import parse_http_date
@@ -38,7 +42,15 @@ logger = logging.getLogger(__name__)
 
 #: Answers that mean "too many requests, come back later".
 BACKOFF_STATUSES = frozenset({429, 503})
-#: Seconds between requests after a 429/503 without Retry-After; it doubles while they go on.
+#: Answers of a server or gateway that failed for now: a fault of the page, or of the site.
+FAULT_STATUSES = frozenset({408, 502, 504, 522, 524})
+#: Faults in a row (no good answer between them) after which the site, not a page, is taken to be failing.
+FAULT_STREAK = 3
+#: Signal (sent by retries.py): a request to the site failed without an answer; arguments request, cause.
+SITE_FAULT = object()
+#: Signal (sent by retries.py): the site is down and the crawl stops; no arguments.
+SITE_DOWN = object()
+#: Seconds between requests after a 429/503 without Retry-After when SITEMAP_RETRY_DELAY is 0; it doubles while they go on.
 FIRST_BACKOFF = 1.0
 _DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
 
@@ -62,15 +74,17 @@ def retry_after_seconds(value: str | bytes | None, now: datetime) -> float | Non
     return max(0.0, (moment - now).total_seconds())
 
 
-def next_backoff(current: float, slot_delay: float, retry_after: float | None, cap: float) -> float:
+def next_backoff(
+    current: float, slot_delay: float, retry_after: float | None, cap: float, first: float = FIRST_BACKOFF
+) -> float:
     """The pause between requests to a site after it answered 429 or 503.
 
     With ``Retry-After`` the server's figure; without it, twice the pace the
-    site just refused (at least :data:`FIRST_BACKOFF`). Never above ``cap``.
+    site just refused (at least ``first``, ``SITEMAP_RETRY_DELAY``). Never above ``cap``.
     """
     if retry_after is not None:
         return min(retry_after, cap)
-    return min(max(FIRST_BACKOFF, 2 * max(current, slot_delay)), cap)
+    return min(max(first, 2 * max(current, slot_delay)), cap)
 
 
 @dataclass
@@ -99,11 +113,17 @@ class Politeness:
         self.user_agent = user_agent
         self.crawl_delays: dict[str, float] = {}  # netloc -> seconds
         self.backoffs: dict[str, _BackOff] = {}  # downloader slot key -> state
+        self.streaks: dict[str, int] = {}  # downloader slot key -> faults in a row
+        self.down = False  # the site is down and the crawl stops: no more pauses
+        # The first pause without Retry-After (SITEMAP_RETRY_DELAY; 0 leaves FIRST_BACKOFF).
+        self._first = config.retry_delay or FIRST_BACKOFF
         # AutoThrottle (an extension of order 0) connects first, so these handlers run
         # after its own response_downloaded handler has set the slot's delay.
         crawler.signals.connect(self.robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(self.request_reached_downloader, signal=signals.request_reached_downloader)
         crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
+        crawler.signals.connect(self.site_fault, signal=SITE_FAULT)
+        crawler.signals.connect(self.site_down, signal=SITE_DOWN)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -137,6 +157,8 @@ class Politeness:
             )  # fmt: skip
 
     def request_reached_downloader(self, request: Request) -> None:
+        # No latency is noted for a failure: when it reached the downloader is the earliest it left.
+        request.meta[meta.REACHED_DOWNLOADER] = monotonic()
         # The slot may be new (Scrapy drops idle slots after a minute): set it up again.
         found = self._slot(request)
         if found is not None:
@@ -151,10 +173,48 @@ class Politeness:
         # A request sent before the last 429/503 says nothing new about the site's state.
         sent = now - float(request.meta.get("download_latency") or 0.0)
         if response.status in BACKOFF_STATUSES:
-            self._back_off(key, slot, response, now, sent)
+            retry_after = response_retry_after(response)
+            header = response.headers.get(b"Retry-After")
+            self._back_off(key, slot, response.url, str(response.status), retry_after, header, now, sent)
+        elif response.status in FAULT_STATUSES or "dataloss" in response.flags:
+            self._fault(key, slot, response.url, str(response.status), now, sent)
         else:
             self._recover(key, slot, sent)
         self._hold(request, key, slot)
+
+    def site_fault(self, request: Request, cause: str) -> None:
+        """A request failed without an answer (refused, reset, timed out, truncated)."""
+        found = self._slot(request)
+        if found is None:
+            return
+        key, slot = found
+        now = monotonic()
+        self._fault(key, slot, request.url, cause, now, float(request.meta.get(meta.REACHED_DOWNLOADER, now)))
+        self._hold(request, key, slot)
+
+    def site_down(self) -> None:
+        """The crawl stops: what waits in the slots goes now, not at the back-off's pace.
+
+        Scrapy closes a spider only once every request it handed to the downloader is
+        done, so requests queued behind a long pause would hold the end back by minutes.
+        """
+        self.down = True
+        self.backoffs.clear()
+        engine = self.crawler.engine
+        if engine is None:
+            return
+        for slot in engine.downloader.slots.values():
+            slot.delay = 0.0
+            if slot.latercall is not None:
+                slot.latercall.cancel()
+                slot.latercall = None
+            # No public call for it: what the downloader runs when a download ends.
+            engine.downloader._process_queue(slot)
+
+    def _fault(self, key: str, slot: Slot, url: str, cause: str, now: float, sent: float) -> None:
+        streak = self.streaks[key] = self.streaks.get(key, 0) + 1
+        if streak >= FAULT_STREAK:
+            self._back_off(key, slot, url, cause, None, None, now, sent)
 
     def _slot(self, request: Request) -> tuple[str, Slot] | None:
         key = request.meta.get("download_slot")
@@ -171,17 +231,18 @@ class Politeness:
         floor = max(crawl_delay, backoff.seconds if backoff else 0.0)
         if crawl_delay:
             slot.concurrency = 1
-        if floor > 0:
+        if floor > 0 and not self.down:
             # Scrapy's random jitter would start some requests before the floor.
             slot.jitter = 0.0
             slot.delay = max(slot.delay, floor)
 
-    def _back_off(self, key: str, slot: Slot, response: Response, now: float, sent: float) -> None:
-        self.crawler.stats.inc_value(f"{keys.BACKOFF}{response.status}")
+    def _back_off(
+        self, key: str, slot: Slot, url: str, cause: str,
+        retry_after: float | None, header: bytes | None, now: float, sent: float,
+    ) -> None:  # fmt: skip
+        self.crawler.stats.inc_value(f"{keys.BACKOFF}{cause}")
         if self.config.max_backoff <= 0:
-            return  # SITEMAP_MAX_BACKOFF=0: only RetryMiddleware's immediate retries
-        header = response.headers.get(b"Retry-After")
-        retry_after = retry_after_seconds(header, _response_date(response))
+            return  # SITEMAP_MAX_BACKOFF=0: only immediate retries
         state = self.backoffs.get(key)
         current = state.seconds if state else 0.0
         if state is not None and sent < state.since:
@@ -190,34 +251,33 @@ class Politeness:
                 current if retry_after is None else max(current, min(retry_after, self.config.max_backoff))
             )
         else:
-            seconds = next_backoff(current, slot.delay, retry_after, self.config.max_backoff)
+            seconds = next_backoff(current, slot.delay, retry_after, self.config.max_backoff, self._first)
         capped = retry_after is not None and retry_after > self.config.max_backoff
         if state is None:
             state = _BackOff(seconds, now, normal_delay=slot.delay, normal_jitter=slot.jitter)
             self.backoffs[key] = state
             logger.log(
                 logging.WARNING if capped else logging.INFO,
-                "%s answered %s%s: slowing down to one request every %g s on %s%s",
-                response.url, response.status,
+                "%s %s%s: slowing down to one request every %g s on %s%s",
+                url, _what(cause),
                 f" with Retry-After: {header.decode('latin-1')}" if header else "",
                 seconds, key, " (SITEMAP_MAX_BACKOFF)" if capped else "",
             )  # fmt: skip
         else:
             # Once per slow-down in the log: a site under maintenance answers 503 to every page.
-            logger.debug(
-                "%s answered %s: one request every %g s on %s", response.url, response.status, seconds, key
-            )
+            logger.debug("%s %s: one request every %g s on %s", url, _what(cause), seconds, key)
             state.seconds, state.since = seconds, now
         slot.delay = max(seconds, state.normal_delay)
         # The pause counts from now, not from when the refused request was sent.
         slot.lastseen = now
 
     def _recover(self, key: str, slot: Slot, sent: float) -> None:
+        self.streaks.pop(key, None)
         state = self.backoffs.get(key)
         if state is None or sent < state.since:
             return
         state.seconds /= 2
-        if state.seconds >= FIRST_BACKOFF and state.seconds > state.normal_delay:
+        if state.seconds >= self._first and state.seconds > state.normal_delay:
             slot.delay = state.seconds
         else:
             del self.backoffs[key]
@@ -230,6 +290,15 @@ class Politeness:
             slot.latercall = None
 
 
+def response_retry_after(response: Response) -> float | None:
+    """Seconds the response's ``Retry-After`` asks to wait, on the server's clock; None without one."""
+    return retry_after_seconds(response.headers.get(b"Retry-After"), _response_date(response))
+
+
 def _response_date(response: Response) -> datetime:
     """The server's clock (its Date header) if readable, else ours: a Retry-After date is on its clock."""
     return parse_http_date(response.headers.get(b"Date")) or datetime.now(UTC)
+
+
+def _what(cause: str) -> str:
+    return f"answered {cause}" if cause.isdigit() else f"failed ({cause})"

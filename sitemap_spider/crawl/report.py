@@ -36,7 +36,7 @@ REASONS = {
     "redirect": "the URL redirects (HTTP 3xx or meta refresh); its target is judged instead",
     "http_error": "final status 4xx or 5xx",
     "status": "a 2xx status other than 200",
-    "error": "no response: connection refused, reset, ...",
+    "error": "no response (connection refused, reset, ...) or a truncated body, after every retry",
     "timeout": "no complete response within DOWNLOAD_TIMEOUT (a server that trickles or hangs)",
     "too_large": "larger than DOWNLOAD_MAXSIZE, on the wire or once decompressed (a gzip bomb)",
     "offsite": "the page ended up on another origin",

@@ -34,6 +34,7 @@ from sitemap_spider.crawl.pages import (
 )
 from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport, error_reason
+from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
@@ -129,6 +130,10 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         if response.status != 200:
             self.report.exclude(url, "status", str(response.status))
             return
+        if DATALOSS_FLAG in response.flags:
+            # Its links and content are incomplete (retries.py retried it): never judged.
+            self.report.exclude(url, "error", "truncated body")
+            return
         if not isinstance(response, TextResponse) or not self._is_html(response):
             self.report.exclude(url, "non_html", self._content_type(response))
             return
@@ -220,6 +225,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         """
         error = failure.value
         request: Request = failure.request  # type: ignore[attr-defined]
+        if isinstance(error, RetryLater):
+            return  # held for a retry: not done, nothing to record yet
         if isinstance(error, HttpError):
             response: Response = error.response
             url = normalize_url(response.url) or response.url

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from sitemap_spider import modes
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
-from sitemap_spider.crawl import middlewares
+from sitemap_spider.crawl import middlewares, retries
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ _REPLACED_MIDDLEWARES = {
     RedirectMiddleware: middlewares.RecordingRedirectMiddleware,
     MetaRefreshMiddleware: middlewares.RecordingMetaRefreshMiddleware,
     HttpCompressionMiddleware: middlewares.RecordingHttpCompressionMiddleware,
+    RetryMiddleware: retries.BackoffRetryMiddleware,
 }
 
 

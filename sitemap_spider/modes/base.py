@@ -12,6 +12,8 @@ below and never ask which mode it is. A mode owns:
 - the whole crawl's progress, every process's: :meth:`progress`.
 - the crawl history: where this crawl's page records wait (:meth:`observe`) until the
   set is published, and their commit right after it.
+- requests held back (retries waiting out a back-off, the last pass): :attr:`held`, which
+  its idle logic asks (:meth:`HeldRequests.keep_open`) before it lets the crawl end.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
 from sitemap_spider import request_meta as meta
@@ -30,6 +33,7 @@ from sitemap_spider import stats as keys
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.history.store import HistoryStore, Staging
+from sitemap_spider.modes.held import HeldRequests
 from sitemap_spider.modes.schedulers import SpillScheduler
 from sitemap_spider.publishing import SetPublisher
 from sitemap_spider.sitemaps.errors import InvalidEntryError
@@ -91,6 +95,9 @@ class CrawlMode:
         # Idle, a process has all its counts in the store: a shared crawl ends only once every
         # worker was idle, so the report the last one writes misses none of them.
         crawler.signals.connect(self._move_counts, signal=signals.spider_idle)
+        #: Retries waiting out a back-off, and pages kept for the last pass.
+        self.held = HeldRequests(crawler, config.politeness.last_pass_delay)
+        crawler.signals.connect(self._keep_open_for_held, signal=signals.spider_idle)
 
     @classmethod
     def configure(cls, settings: BaseSettings) -> None:
@@ -122,6 +129,11 @@ class CrawlMode:
 
     def request_done(self, request: Request | None) -> None:
         """Everything a request led to has been handed on (its entry, its links)."""
+
+    def _keep_open_for_held(self) -> None:
+        # Modes with their own idle logic (workers, shared) ask the same before deciding the end.
+        if self.held.keep_open():
+            raise DontCloseSpider
 
     def exclusion_store(self) -> ExclusionStore | None:
         """Where exclusions are kept besides the stats; None: a spool file beside the report."""

@@ -66,6 +66,7 @@ class SharedMode(DurableMode):
         super().__init__(crawler, config, target)
         assert config.shared is not None
         shared = SharedCrawl(crawler, config.shared, target)
+        shared.keep_open = self.held.keep_open
         shared.connect()  # it joins the crawl when the spider opens
         self.state = shared
 

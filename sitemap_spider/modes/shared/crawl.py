@@ -12,7 +12,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import redis
@@ -97,6 +97,8 @@ class SharedCrawl:
         self._beat = task.LoopingCall(self._heartbeat)
         self._interval = interval
         self._start_urls = json.dumps(list(target.start_urls))
+        #: Whether this worker holds requests back (retries): the mode's HeldRequests.keep_open.
+        self.keep_open: Callable[[], bool] = lambda: False
 
     def join(self) -> str:
         """Start the crawl (clear, then seed), join it, or take it up again; return which."""
@@ -264,6 +266,9 @@ class SharedCrawl:
         """spider_idle: keep this worker open until the whole crawl has ended."""
         if self.failure is not None:
             return
+        if self.keep_open():
+            # Retries held by this worker keep their leases: the crawl is not over.
+            raise DontCloseSpider
         if self._leases:
             # The engine is idle, so no response of ours is being handled: these were missed.
             logger.warning("Releasing %d leases not marked done", len(self._leases))

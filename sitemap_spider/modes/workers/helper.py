@@ -135,6 +135,9 @@ class Helper(Workers):
     def _on_idle(self) -> None:
         if self._stopped:
             return
+        if self.held.keep_open():
+            # Not idle while retries are held: the leader must not end the crawl yet.
+            raise DontCloseSpider
         counts = (self.received, self.sent)
         if counts != self._told:
             self._told = counts

@@ -186,6 +186,9 @@ class Leader(Workers):
     def _on_idle(self) -> None:
         if self.process is None or self._helper_done:
             return
+        if self.held.keep_open():
+            # Retries held here may still find links for the helper: not idle yet.
+            raise DontCloseSpider
         idle = self._helper_idle
         if not self._stopping and idle is not None and idle["recv"] == self.sent and idle["sent"] == self.received:
             # Both idle, every link taken in on both sides: nothing is left anywhere.

@@ -1,0 +1,266 @@
+"""Retries held back, the last pass and pages given up (crawl/retries.py, modes/held.py), in every crawl mode.
+
+Real crawls of tests/fault_server.py's FaultServer: a page down for more requests than its
+retries allow is listed thanks to the last pass; a page down for good, or always cut short,
+is given up: excluded with its cause, counted, said in the summary, and the rest published.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from scrapy.exceptions import DownloadConnectionRefusedError, DownloadTimeoutError, ResponseDataLossError
+
+from sitemap_spider.crawl.retries import fault_cause, retry_delay
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
+from tests.fault_server import FaultPlan, FaultServer
+from tests.generated_site import build_generated_site
+from tests.site_server import HTML, html_page, links
+from tests.site_spec import Route, SiteSpec
+from tests.sitemap_check import read_sitemap_set
+
+# One retry, 0.1 s apart, and the last pass a second after the last failure: each page gets
+# two tries, then two more in the last pass.
+QUICK = {"SITEMAP_RETRY_TIMES": "1", "SITEMAP_RETRY_DELAY": "0.1", "SITEMAP_RETRY_LAST_PASS_DELAY": "1"}
+NEVER = 10**9
+QUIET = {"share": 0, "outage_after": 0, "refuse_after": 0}
+
+
+@pytest.mark.parametrize(
+    ("retry", "first", "cap", "retry_after", "jitter", "expected"),
+    [
+        (1, 1.0, 120.0, None, 1.0, 1.0),
+        (2, 1.0, 120.0, None, 1.0, 2.0),
+        (5, 1.0, 120.0, None, 1.0, 16.0),  # 1, 2, 4, 8, 16: a 30-s deploy is waited out
+        (3, 1.0, 120.0, None, 0.5, 2.0),  # jitter scales the pause
+        (3, 1.0, 120.0, None, 1.5, 6.0),
+        (10, 1.0, 120.0, None, 1.0, 120.0),  # never above the cap
+        (1, 1.0, 120.0, 30.0, 1.0, 30.0),  # Retry-After is the server's word
+        (4, 1.0, 120.0, 0.0, 1.0, 0.0),  # also when it says now
+        (1, 1.0, 120.0, 3600.0, 1.0, 120.0),  # within the cap
+        (3, 0.25, 120.0, None, 1.0, 1.0),
+    ],
+)
+def test_retry_delay(
+    retry: int, first: float, cap: float, retry_after: float | None, jitter: float, expected: float
+) -> None:
+    assert retry_delay(retry, first, cap, retry_after, jitter) == expected
+
+
+@pytest.mark.parametrize(
+    ("error", "cause"),
+    [
+        (DownloadTimeoutError(), "timeout"),
+        (DownloadConnectionRefusedError(), "connection_refused"),
+        (ResponseDataLossError(), "truncated"),
+        (ConnectionResetError(), "ConnectionResetError"),
+    ],
+)
+def test_fault_cause(error: Exception, cause: str) -> None:
+    assert fault_cause(error) == cause
+
+
+# ---------------------------------------------------------------------------
+# The last pass, and pages given up, in each crawl mode
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def faulty_site() -> Iterator[tuple[FaultServer, SiteSpec]]:
+    with FaultServer() as server:
+        spec = build_generated_site(server.origin, 300)
+        server.serve(spec)
+        yield server, spec
+
+
+def _plain_pages(spec: SiteSpec) -> list[str]:
+    return sorted(t for t in spec.routes if t.startswith("/g/p") and spec.routes[t].expect is not None)
+
+
+def _mode_settings(mode: str, tmp_path: Path, request: pytest.FixtureRequest) -> dict[str, str]:
+    if mode == "jobdir":
+        return {"JOBDIR": str(tmp_path / "job")}
+    if mode == "two":
+        return {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"}
+    if mode == "redis":
+        return {"SITEMAP_REDIS_URL": request.getfixturevalue("redis_url")}
+    return {"SITEMAP_WORKERS": "1"}
+
+
+@pytest.mark.parametrize("mode", ["one", "jobdir", "two", "redis"])
+def test_the_last_pass_lists_late_pages_and_the_rest_is_given_up(
+    mode: str, faulty_site: tuple[FaultServer, SiteSpec], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    server, spec = faulty_site
+    pages = _plain_pages(spec)
+    late, (dead, cut) = pages[10:16], pages[20:22]
+    # 502 for three requests: one more than the first round's two tries.
+    plan = FaultPlan(**QUIET, fixed=(*((p, "502", 3) for p in late), (dead, "502", NEVER), (cut, "truncated", NEVER)))
+    server.inject(plan)
+    server.clear()
+    result = run_crawl(spec.start_url, tmp_path, settings={**QUICK, **_mode_settings(mode, tmp_path, request)})
+
+    assert result.returncode == 0, result.describe()
+    lost = {spec.origin + dead, spec.origin + cut}
+    expected = [e for e in spec.expected_listed() if e["loc"] not in lost]
+    got = read_sitemap_set(result.output_dir, spec.origin + "/")
+    assert [e for e in got if not spec.is_trap(e["loc"])] == [e for e in expected if not spec.is_trap(e["loc"])]
+    assert {spec.origin + p for p in late} <= {e["loc"] for e in got}
+
+    stats = _stats(result)
+    assert stats["sitemap/retry/last_pass"] == len(late) + 2, stats
+    assert stats["sitemap/not_fetched"] == 2
+    assert stats["sitemap/not_fetched/502"] == 1
+    assert stats["sitemap/not_fetched/truncated"] == 1
+    assert "could not be fetched (after every retry and a last pass): 2 (502 1, truncated 1)" in result.stderr
+    assert "Last pass: " in result.stderr
+    excluded = _excluded(result)
+    assert excluded[spec.origin + dead] == ("http_error", "502")
+    assert excluded[spec.origin + cut][0] == "error"
+    # Two tries, then two in the last pass: no more.
+    assert server.targets().count(dead) == 4
+    assert "Traceback" not in result.stderr, result.describe()
+    if mode == "two":
+        assert stats.get("sitemap/workers") == 2, result.describe()
+
+
+def _stats(result: CrawlResult) -> dict[str, object]:
+    assert result.report is not None, result.describe()
+    stats: dict[str, object] = result.report["stats"]
+    return stats
+
+
+def _excluded(result: CrawlResult) -> dict[str, tuple[str, str | None]]:
+    assert result.report is not None, result.describe()
+    return {row["url"]: (row["reason"], row.get("detail")) for row in result.report["excluded_urls"]}
+
+
+# ---------------------------------------------------------------------------
+# A truncated body is never judged
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fail_on_dataloss", ["True", "False"])
+def test_a_truncated_page_is_neither_listed_nor_read_for_links(fail_on_dataloss: str, tmp_path: Path) -> None:
+    # The link is in the half that arrives; the rest of the page is padding.
+    cut_body = html_page("Cut", links("/only-via-cut") + "<p>" + "padding " * 500 + "</p>")
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+        "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links("/cut", "/ok"))),
+        "/cut": Route(headers=(("Content-Type", HTML),), body=cut_body),
+        "/ok": Route(headers=(("Content-Type", HTML),), body=html_page("OK")),
+        "/only-via-cut": Route(headers=(("Content-Type", HTML),), body=html_page("Hidden")),
+    }
+    with FaultServer() as server:
+        server.routes = routes
+        server.inject(FaultPlan(**QUIET, fixed=(("/cut", "truncated", NEVER),)))
+        settings = {**QUICK, "SITEMAP_RETRY_LAST_PASS_DELAY": "0", "DOWNLOAD_FAIL_ON_DATALOSS": fail_on_dataloss}
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+        fetched = server.targets()
+    assert result.returncode == 0, result.describe()
+    got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
+    assert got == {"/", "/ok"}
+    assert "/only-via-cut" not in fetched
+    assert fetched.count("/cut") == 4
+    reason, detail = _excluded(result)[server.origin + "/cut"]
+    assert reason == "error", detail
+    if fail_on_dataloss == "False":
+        assert detail == "truncated body"
+    assert _stats(result)["sitemap/not_fetched/truncated"] == 1
+
+
+# ---------------------------------------------------------------------------
+# A site that is down for good: the crawl stops, nothing is published
+# ---------------------------------------------------------------------------
+
+
+def test_a_site_down_for_longer_than_the_budget_stops_the_crawl(tmp_path: Path) -> None:
+    pages = [f"/p{i}" for i in range(5)]
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+        "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links(*pages))),
+        **{page: Route(headers=(("Content-Type", HTML),), body=html_page(page)) for page in pages},
+    }
+    with FaultServer() as server:
+        server.routes = routes
+        server.inject(FaultPlan(**QUIET, fixed=tuple((page, "502", NEVER) for page in pages)))
+        settings = {"SITEMAP_RETRY_TIMES": "50", "SITEMAP_RETRY_DELAY": "0.2", "SITEMAP_RETRY_BUDGET": "3"}
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings, timeout=60)
+    assert result.returncode == 1, result.describe()
+    assert "nothing but transient faults for 3 s (SITEMAP_RETRY_BUDGET)" in result.stderr
+    assert "Sitemap NOT published: the crawl did not finish (site_down)" in result.stderr
+    assert not (result.output_dir / "sitemap_index.xml").exists()
+    assert result.seconds < 40, result.describe()
+
+
+# ---------------------------------------------------------------------------
+# JOBDIR: a retry held when the crawl is killed is fetched on resume
+# ---------------------------------------------------------------------------
+
+
+def test_a_retry_held_at_a_sigkill_is_fetched_on_resume(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+        "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links("/late", "/ok"))),
+        "/late": Route(headers=(("Content-Type", HTML),), body=html_page("Late", links("/after-late"))),
+        "/ok": Route(headers=(("Content-Type", HTML),), body=html_page("OK")),
+        "/after-late": Route(headers=(("Content-Type", HTML),), body=html_page("After")),
+    }
+    jobdir = tmp_path / "job"
+    with FaultServer() as server:
+        server.routes = routes
+        server.inject(FaultPlan(**QUIET, fixed=(("/late", "502", 1),)))
+        # The retry waits 20 to 60 s: the crawl is killed while it is held.
+        held = {"JOBDIR": str(jobdir), "SITEMAP_RETRY_DELAY": "40"}
+        process = subprocess.Popen(
+            crawl_command(server.origin + "/", tmp_path, settings={**QUICK, **held}),
+            cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while server.targets().count("/late") < 1 or "/ok" not in server.targets():
+                assert time.monotonic() < deadline and process.poll() is None, server.targets()
+                time.sleep(0.1)
+            time.sleep(2)  # its answer handled, the retry held
+            assert process.poll() is None
+        finally:
+            process.kill()
+            process.wait()
+        assert not (tmp_path / "sitemaps").exists()
+        result = run_crawl(server.origin + "/", tmp_path, settings={**QUICK, "JOBDIR": str(jobdir)})
+        fetched = server.targets()
+    assert result.returncode == 0, result.describe()
+    got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
+    assert got == {"/", "/ok", "/late", "/after-late"}
+    assert fetched.count("/late") == 2  # the failure, then the resumed crawl's fetch
+
+
+# ---------------------------------------------------------------------------
+# Faults in a row slow the whole site down (politeness.py)
+# ---------------------------------------------------------------------------
+
+
+def test_three_faults_in_a_row_slow_the_site_down(tmp_path: Path) -> None:
+    pages = ["/a", "/b", "/c", "/d"]
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+        "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links(*pages))),
+        **{page: Route(headers=(("Content-Type", HTML),), body=html_page(page)) for page in pages},
+    }
+    with FaultServer() as server:
+        server.routes = routes
+        server.inject(FaultPlan(**QUIET, fixed=tuple((page, "502", 1) for page in pages)))
+        # One request at a time, and retries long after the four first answers: four 502 in a row.
+        settings = {**QUICK, "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "SITEMAP_RETRY_DELAY": "2"}
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+    assert result.returncode == 0, result.describe()
+    got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
+    assert got == {"/", *pages}
+    backoffs = _stats(result).get("sitemap/backoff/502")
+    assert isinstance(backoffs, int) and backoffs >= 1, result.describe()
+    assert "answered 502: slowing down to one request every 2 s" in result.stderr
+    assert "back to its normal pace" in result.stderr
