@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import re
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from bench.doxygen_site import doxygen_site
 from bench.js_sites import BLOG_FILES, JAVADOC_FILES, Pages, blog_site, javadoc_site
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, SAMPLE_EVERY
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_server import HTML, SiteServer
-from tests.site_spec import Route
+from tests.site_spec import Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
 
 
@@ -160,3 +162,30 @@ def test_auto_learns_per_template_whether_rendering_pays(tmp_path: Path) -> None
     assert summary is not None, result.describe()
     assert int(summary[3]) == 2 and int(summary[2].replace(",", "")) == counts["sitemap/render/urls_found"]
 
+
+
+def _slow_script(body: str) -> Callable[[SiteRequest], Route]:
+    def answer(_: SiteRequest) -> Route:
+        time.sleep(0.2)  # each section of the tree arrives a while after the tree asked for it
+        return Route(headers=(("Content-Type", "application/javascript"),), body=body.encode())
+
+    return answer
+
+
+def test_doxygen_auto_reaches_what_the_browser_reaches(tmp_path: Path) -> None:
+    """Navigation built after a chain of script loads: the render waits for the whole chain."""
+    pages, scripts, every_page = doxygen_site()
+    sections = {path: text for path, text in scripts.items() if "/navtree_" in path}
+    routes = _routes(pages, {path: text for path, text in scripts.items() if path not in sections})
+    slow = [(re.compile(re.escape(path)), _slow_script(text)) for path, text in sections.items()]
+    wrapper, _ = _watched_chromium(tmp_path)
+    with SiteServer(routes, dynamic=slow) as server:
+        _, never = crawl(server, tmp_path, "never", wrapper, start="/docs/index.html")
+        _, always = crawl(server, tmp_path, "always", wrapper, start="/docs/index.html")
+        auto_result, auto = crawl(server, tmp_path, "auto", wrapper, start="/docs/index.html")
+    assert always == every_page
+    assert len(never) < len(every_page) / 2
+    assert len(auto & always) >= 0.95 * len(always)
+    counts = stats(auto_result)
+    # the shared navigation scripts are rendered on a few pages, not on every page
+    assert counts.get("sitemap/render/pages", 0) + counts.get("sitemap/render/probes", 0) <= 5

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from playwright.async_api import Page
     from playwright.async_api import Request as PlaywrightRequest
 
 logger = logging.getLogger(__name__)
@@ -111,12 +110,3 @@ def abort_request(request: PlaywrightRequest) -> bool:
     page_url = request.frame.url
     return bool(page_url) and page_url.startswith("http") and _origin(request.url) != _origin(page_url)
 
-
-async def settle(page: Page, timeout_ms: float) -> None:
-    """Wait for the network to go quiet after ``load``, at most ``timeout_ms``."""
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        await page.wait_for_load_state("networkidle", timeout=timeout_ms)
-    except PlaywrightTimeout:
-        logger.debug("Network not idle after %s ms on %s; reading the DOM as it is", timeout_ms, page.url)

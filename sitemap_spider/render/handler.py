@@ -1,27 +1,67 @@
-"""scrapy-playwright's download handler, started at the first page to render.
+"""scrapy-playwright's download handler, started at the first page to render, with its pages kept open.
 
 The library starts Playwright (a Node.js driver process, about 100 MB) when the
 engine starts. With ``render=auto``, the default, most crawls of static sites
 never render a page, so this subclass starts it on the first request that asks
 for the browser instead; a static crawl never pays for it.
+
+The library also opens a new page for every request and closes it after. A new
+page costs Chromium a renderer process: on the rendering benchmark's pages that
+was about half the CPU of a render (bench/render_bench.py; BENCHMARKS.md). The
+pages are kept open instead, at most ``PLAYWRIGHT_MAX_PAGES_PER_CONTEXT``, and the
+next render navigates one of them. Each page opened gets the readiness watch
+(render/ready.py) once; it stays through navigations.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import logging
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
 from scrapy.http import Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
+from sitemap_spider.render.ready import watch
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+logger = logging.getLogger(__name__)
+
+
+class PagePool:
+    """Open pages between renders, and how many renders may run at once."""
+
+    def __init__(self, size: int) -> None:
+        self._idle: list[Page] = []
+        self._slots = asyncio.Semaphore(size)
+
+    async def take(self) -> Page | None:
+        """An open page to render with, or None: open a new one. Waits while ``size`` renders run."""
+        await self._slots.acquire()
+        while self._idle:
+            page = self._idle.pop()
+            if not page.is_closed():
+                return page
+        return None
+
+    def give_back(self, page: Page | None) -> None:
+        """A render ended; ``page`` is fit for the next one (None: it was closed)."""
+        if page is not None and not page.is_closed():
+            self._idle.append(page)
+        self._slots.release()
+
 
 class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type: ignore[misc]  # untyped library
-    """Starts Playwright on the first ``playwright`` request, not with the engine."""
+    """Starts Playwright on the first ``playwright`` request, not with the engine; reuses pages."""
 
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         self._start_lock = asyncio.Lock()
+        self._pages = PagePool(self.config.max_pages_per_context)
 
     async def _maybe_launch_in_thread(self) -> None:
         """engine_started (Scrapy's async API): nothing to start yet."""
@@ -34,5 +74,34 @@ class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type: i
         async with self._start_lock:
             if getattr(self, "browser_provider", None) is None:
                 await self._launch()
-        response: Response = await super()._download_request(request, spider)
-        return response
+        if request.meta.get("playwright_page") is not None or request.meta.get("playwright_include_page"):
+            # Someone else's page to manage: the library's own way.
+            response: Response = await super()._download_request(request, spider)
+            return response
+        page = await self._pages.take()
+        if page is None:
+            request.meta["playwright_page_init_callback"] = _watch_new_page
+        else:
+            request.meta["playwright_page"] = page
+        # The library leaves the page open then, and puts it in meta (also when the render fails).
+        request.meta["playwright_include_page"] = True
+        kept = None
+        try:
+            response = await super()._download_request(request, spider)
+            kept = request.meta.pop("playwright_page", None)
+            return response
+        finally:
+            if kept is None:
+                await _close(request.meta.pop("playwright_page", None))
+            self._pages.give_back(kept)
+
+
+async def _watch_new_page(page: Page, request: Request) -> None:
+    await watch(page)
+
+
+async def _close(page: Page | None) -> None:
+    """Close a page a render failed on: it may be half-way through loading."""
+    if page is not None and not page.is_closed():
+        with suppress(Exception):  # a crashed page or a closed browser: it is gone either way
+            await page.close()

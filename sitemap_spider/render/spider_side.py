@@ -69,6 +69,15 @@ class RenderingMixin:
             unique=True,
         )
 
+    def _render(self, url: str, reason: str, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
+        """Send the page to the browser; or judge the DOM a probe of it built already."""
+        probed = self.renderer.take_probed()
+        if probed is None:
+            yield self.renderer.request(url, reason, facts, self.parse_rendered, self.on_render_error)
+            return
+        self.renderer.carry_static_links(facts)
+        yield from self._judge_rendered(probed, facts)
+
     def parse_rendered(self, response: Response) -> Iterator[Request | SitemapEntry]:
         """Judge a page by the DOM the browser built; headers are the static fetch's."""
         self.renderer.rendered()
@@ -77,6 +86,10 @@ class RenderingMixin:
             self.renderer.failed(facts["url"], "the browser returned no HTML")
             yield self._static_request(facts["url"])
             return
+        yield from self._judge_rendered(response, facts)
+
+    def _judge_rendered(self, response: TextResponse, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
+        """Count what the DOM holds beyond the static HTML, then judge the page by it."""
         static = frozenset(facts.get("static_links", ()))
         met = self.link_finder.met
         found = sum(1 for url in self._site_links(response) - static if url not in met)
