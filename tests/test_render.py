@@ -216,6 +216,10 @@ def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -
     assert stats["pages"] == html_pages - 1
     assert stats["failed"] == 1
     assert "/logo.png" not in js_server.targets()
+    # Browser tabs are kept open from one render to the next (4 at a time), also after the failure.
+    opened = re.search(r"'playwright/page_count': (\d+)", result.stderr)
+    assert opened is not None, result.describe()
+    assert int(opened[1]) < html_pages / 2
 
 
 def test_always_without_a_browser_fails_at_start_up(js_server: SiteServer, tmp_path: Path) -> None:

@@ -6,11 +6,15 @@ never render a page, so this subclass starts it on the first request that asks
 for the browser instead; a static crawl never pays for it.
 
 The library also opens a new page for every request and closes it after. A new
-page costs Chromium a renderer process: on the rendering benchmark's pages that
-was about half the CPU of a render (bench/render_bench.py; BENCHMARKS.md). The
-pages are kept open instead, at most ``PLAYWRIGHT_MAX_PAGES_PER_CONTEXT``, and the
-next render navigates one of them. Each page opened gets the readiness watch
-(render/ready.py) once; it stays through navigations.
+page costs Chromium a renderer process (50 to 300 ms of a render's timeline on the
+rendering benchmark's pages, under load). The pages are kept open instead, at most
+``PLAYWRIGHT_MAX_PAGES_PER_CONTEXT``, and the next render navigates one of them. But
+a browser with any page open costs CPU even when idle (about 3% of a core, as much
+with four pages as with one, against nothing with none; Debian's Chromium 156), and
+a site that needs few renders would pay for it through the whole crawl: pages left
+unused for ``IDLE_PAGE_SECONDS`` are closed.
+Each page opened gets the readiness watch (render/ready.py) once; it stays through
+navigations.
 """
 
 from __future__ import annotations
@@ -31,19 +35,24 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Seconds a page is kept open without a render. Idle pages cost about 3% of a core; opening a
+#: page again cost 0.1 to 0.3 CPU seconds on a loaded machine: about this long idle.
+IDLE_PAGE_SECONDS = 10.0
+
 
 class PagePool:
     """Open pages between renders, and how many renders may run at once."""
 
     def __init__(self, size: int) -> None:
-        self._idle: list[Page] = []
+        self._idle: list[tuple[Page, float]] = []  # the last used last
         self._slots = asyncio.Semaphore(size)
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def take(self) -> Page | None:
         """An open page to render with, or None: open a new one. Waits while ``size`` renders run."""
         await self._slots.acquire()
         while self._idle:
-            page = self._idle.pop()
+            page, _ = self._idle.pop()
             if not page.is_closed():
                 return page
         return None
@@ -51,8 +60,20 @@ class PagePool:
     def give_back(self, page: Page | None) -> None:
         """A render ended; ``page`` is fit for the next one (None: it was closed)."""
         if page is not None and not page.is_closed():
-            self._idle.append(page)
+            loop = asyncio.get_running_loop()
+            self._idle.append((page, loop.time()))
+            loop.call_later(IDLE_PAGE_SECONDS, self._close_idle)
         self._slots.release()
+
+    def _close_idle(self) -> None:
+        """Close the pages no render has used for ``IDLE_PAGE_SECONDS``."""
+        now = asyncio.get_running_loop().time()
+        # A tenth of slack: the loop may run a timer a little early, and this one sets no other.
+        while self._idle and now - self._idle[0][1] >= 0.9 * IDLE_PAGE_SECONDS:
+            page, _ = self._idle.pop(0)
+            task = asyncio.ensure_future(_close(page))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
 
 class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type: ignore[misc]  # untyped library
