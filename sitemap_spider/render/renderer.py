@@ -6,7 +6,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
@@ -35,6 +35,8 @@ _FAILURES_BEFORE_GIVING_UP = 3
 # render queued behind the whole next level ran at the end of the crawl, and the pages only it
 # finds were fetched after that, one more round trip on the crawl's wall time.
 _RENDER_PRIORITY = 1_000
+#: What :meth:`Renderer.reason` says of a page another process renders and judges: drop it here.
+HANDED_OVER: Final = "handed_over"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class Renderer:
         idle_timeout: float,
         timeout: float,
         reading: PageReading,
+        elsewhere: Callable[[TextResponse], bool] = lambda response: False,
     ) -> None:
         self.crawler = crawler
         self.mode = mode
@@ -75,6 +78,7 @@ class Renderer:
         self._successes = 0
         self.unavailable: Counter[str] = Counter()
         self.reading = reading
+        self.elsewhere = elsewhere
         # The static links of the page reason() just sent to the browser: the spider asks for
         # its request at once (no await in between), and the request carries them.
         self._static_links: frozenset[str] | None = None
@@ -119,6 +123,9 @@ class Renderer:
                     self._rendered_script_sets.add(script_files)
         if reason is None or not self.enabled:
             return self._wanted(reason)
+        if self.elsewhere(response):
+            self._inc(keys.RENDER_HANDED_OVER)
+            return HANDED_OVER
         return self._keep_links(response, await self._learnt(response, reason))
 
     def _keep_links(self, response: TextResponse, reason: str | None) -> str | None:
