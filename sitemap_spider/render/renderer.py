@@ -34,7 +34,7 @@ _FAILURES_BEFORE_GIVING_UP = 3
 # Ahead of every static fetch (DEPTH_PRIORITY lowers a request's priority by one per level): a
 # render queued behind the whole next level ran at the end of the crawl, and the pages only it
 # finds were fetched after that, one more round trip on the crawl's wall time.
-_RENDER_PRIORITY = 1_000
+RENDER_PRIORITY: Final = 1_000
 #: What :meth:`Renderer.reason` says of a page another process renders and judges: drop it here.
 HANDED_OVER: Final = "handed_over"
 
@@ -223,7 +223,7 @@ class Renderer:
             callback=callback,
             errback=errback,
             dont_filter=True,  # the static fetch of this URL went through the filter already
-            priority=_RENDER_PRIORITY,
+            priority=RENDER_PRIORITY,
             meta={
                 "playwright": True,
                 "playwright_context": "sitemap",

@@ -77,7 +77,7 @@ class Helper(Workers):
         if not self.active:
             return False
         assert self.channel is not None
-        self.channel.send({"t": "links", "l": [[url, depth, None]]})
+        self.channel.send({"t": "render", "l": [[url, depth, None]]})
         self.sent += 1
         return True
 

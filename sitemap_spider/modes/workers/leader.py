@@ -19,6 +19,7 @@ from sitemap_spider import stats as keys
 from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
+from sitemap_spider.render.renderer import RENDER_PRIORITY
 from sitemap_spider.sitemaps.entry import SitemapEntry
 
 if TYPE_CHECKING:
@@ -111,6 +112,9 @@ class Leader(Workers):
         kind = message["t"]
         if kind == "links":
             self._take_links(message["l"])
+        elif kind == "render":
+            # A page the helper would render: rendered here as soon as it comes, as its own are.
+            self._take_links(message["l"], RENDER_PRIORITY)
         elif kind == "entry":
             self.take(SitemapEntry(**message["e"]))  # checked and counted here, as this process's own
         elif kind == "exclude":
