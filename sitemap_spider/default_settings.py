@@ -97,7 +97,8 @@ SITEMAP_RENDER = "auto"
 SITEMAP_BROWSER_PATH: str | None = None
 # Seconds a page may take to load in the browser; after that its static HTML is used.
 SITEMAP_RENDER_TIMEOUT = 20.0
-# Seconds to wait after `load` for the network to go quiet before reading the DOM.
+# Seconds a page may take after `load` to settle (no fetch, XHR, script load or short
+# timer under way, the DOM unchanged for a moment) before its DOM is read as it is.
 SITEMAP_RENDER_IDLE_TIMEOUT = 2.0
 # Pages rendered at the same time (one browser context).
 SITEMAP_RENDER_PAGES = 4

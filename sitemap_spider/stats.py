@@ -77,6 +77,8 @@ RENDER_TEMPLATES_NO_GAIN: Final = "sitemap/render/templates/no_gain"
 RENDER_TEMPLATES_REGAINED: Final = "sitemap/render/templates/regained"
 #: URLs first met in a rendered DOM: absent from that page's static HTML and not met before.
 RENDER_URLS_FOUND: Final = "sitemap/render/urls_found"
+#: Pages the second crawling process sent to the first to render (one browser per machine).
+RENDER_HANDED_OVER: Final = "sitemap/render/handed_over"
 
 # --- crawl modes ----------------------------------------------------------------
 #: 2 once the second crawling process has started.

@@ -47,6 +47,22 @@ function render() {
 render();
 """
 SHELL = html_page("App", '<div id="root"></div><script src="/app.js"></script>')
+# Links that exist only some time after `load`: after a fetch, after a timer, after a chain of
+# fetches, and after a timer, a slow fetch and another timer in turn. The render must wait for each.
+LATER = "const link = (href) => {{ const a = document.createElement('a'); a.href = href; a.textContent = href; document.getElementById('later').append(a); }};{}"
+LATER_SCRIPTS = {
+    "/after-fetch": "fetch('/api/links.json').then((r) => r.json()).then((d) => d.links.forEach(link));",
+    "/after-timer": "setTimeout(() => link('/from-timer'), 300);",
+    "/after-chain": (
+        "fetch('/api/first.json').then((r) => r.json()).then((d) => fetch(d.next)).then((r) => r.json())"
+        ".then((d) => fetch(d.next)).then((r) => r.json()).then((d) => link(d.link));"
+    ),
+    "/after-slow-chain": (
+        "setTimeout(() => fetch('/api/slow.json').then((r) => r.json())"
+        ".then((d) => setTimeout(() => link(d.link), 300)), 200);"
+    ),
+}
+LATER_FOUND = {"/from-fetch", "/from-timer", "/from-chain", "/from-slow-chain"}
 
 
 def _page(title: str, body: str, head: str = "") -> Route:
@@ -59,14 +75,34 @@ def _hang(request: SiteRequest) -> Route:
     return Route(headers=(("Content-Type", "application/javascript"),), body=b"")
 
 
+def _json(body: str) -> Route:
+    return Route(headers=(("Content-Type", "application/json"),), body=body.encode())
+
+
+def _slow_json(request: SiteRequest) -> Route:
+    time.sleep(0.3)  # a slow API: the network is busy for a while and no DOM changes meanwhile
+    return _json('{"link": "/from-slow-chain"}')
+
+
 def js_site() -> dict[str, Route]:
     inject = "<script>document.head.insertAdjacentHTML('beforeend', '{}')</script>"
+    later = {
+        path: _page(path, '<div id="later"></div><script>' + LATER.format(script) + "</script>")
+        for path, script in LATER_SCRIPTS.items()
+    }
     return {
+        **later,
+        **{path: _page(path, '<a href="/">home</a>') for path in LATER_FOUND},
+        "/api/links.json": _json('{"links": ["/from-fetch"]}'),
+        "/api/first.json": _json('{"next": "/api/second.json"}'),
+        "/api/second.json": _json('{"next": "/api/third.json"}'),
+        "/api/third.json": _json('{"link": "/from-chain"}'),
         "/": _page(
             "Home",
             '<a href="/plain">plain</a> <a href="/analytics">analytics</a> <a href="/spa/">app</a> '
             '<a href="/inject-noindex">i1</a> <a href="/inject-canonical">i2</a> <a href="/slow">slow</a>'
-            '<div id="nav"></div><script>const a = document.createElement("a"); a.href = "/js-built";'
+            + "".join(f'<a href="{path}">later</a>' for path in LATER_SCRIPTS)
+            + '<div id="nav"></div><script>const a = document.createElement("a"); a.href = "/js-built";'
             'a.textContent = "built"; document.getElementById("nav").appendChild(a);</script>',
         ),
         "/js-built": _page("Built", '<a href="/">home</a>'),
@@ -87,13 +123,16 @@ def js_site() -> dict[str, Route]:
     }
 
 
-STATIC_LISTED = {"/", "/plain", "/analytics", "/spa/", "/inject-noindex", "/inject-canonical", "/slow"}
-RENDERED_LISTED = {"/", "/js-built", "/plain", "/analytics", "/spa/", "/spa/about", "/spa/contact", "/slow"}
+STATIC_LISTED = {"/", "/plain", "/analytics", "/spa/", "/inject-noindex", "/inject-canonical", "/slow", *LATER_SCRIPTS}
+RENDERED_LISTED = {
+    "/", "/js-built", "/plain", "/analytics", "/spa/", "/spa/about", "/spa/contact", "/slow", *LATER_SCRIPTS, *LATER_FOUND
+}
 
 
 @pytest.fixture
 def js_server() -> Iterator[SiteServer]:
-    with SiteServer(js_site(), dynamic=[(re.compile(r"/hang\.js"), _hang)]) as server:
+    dynamic = [(re.compile(r"/hang\.js"), _hang), (re.compile(r"/api/slow\.json"), _slow_json)]
+    with SiteServer(js_site(), dynamic=dynamic) as server:
         yield server
 
 
@@ -103,7 +142,7 @@ def crawl(server: SiteServer, tmp_path: Path, mode: str) -> tuple[CrawlResult, s
         tmp_path,
         "-a",
         f"render={mode}",
-        settings={"SITEMAP_RENDER_TIMEOUT": "3", "SITEMAP_RENDER_IDLE_TIMEOUT": "0.5"},
+        settings={"SITEMAP_RENDER_TIMEOUT": "3"},
     )
     assert result.returncode == 0, result.describe()
     urls = read_sitemap_set(result.output_dir, server.origin + "/")
@@ -138,11 +177,16 @@ def test_auto_renders_only_pages_that_need_it(js_server: SiteServer, tmp_path: P
     assert excluded["/inject-noindex"] == "noindex"
     assert excluded["/inject-canonical"] == "canonical"
     stats = render_stats(result)
-    # /, the two injecting pages and /slow have DOM-building inline scripts; the app's routes
-    # are empty shells. /plain (console.log only), /analytics (GTM) and /js-built are not rendered.
-    assert stats["reason/inline_script"] == 4
+    # /, the two injecting pages, /slow and the four pages that link later have DOM-building inline
+    # scripts; the app's routes are empty shells. /plain (console.log only), /analytics (GTM),
+    # /js-built and the pages linked later are not rendered.
+    assert stats["reason/inline_script"] == 8
     assert stats["reason/app_root"] == 3
-    assert stats["pages"] == 6
+    # Each of them goes to the browser once: the first page of each template as a probe (whose DOM,
+    # when it gains, is judged without rendering the page again), the app's other routes after it.
+    assert stats["probes"] + stats["pages"] + stats["failed"] == 8 + 3
+    assert stats["pages"] == 2
+    assert stats["urls_found"] == len({"/js-built", "/spa/about", "/spa/contact", *LATER_FOUND})
     assert stats["failed"] == 1  # /slow never finishes loading: judged by its static HTML
     assert "reason/always" not in stats
     assert "/logo.png" not in js_server.targets()  # images are aborted in the browser
@@ -172,6 +216,10 @@ def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -
     assert stats["pages"] == html_pages - 1
     assert stats["failed"] == 1
     assert "/logo.png" not in js_server.targets()
+    # Browser tabs are kept open from one render to the next (4 at a time), also after the failure.
+    opened = re.search(r"'playwright/page_count': (\d+)", result.stderr)
+    assert opened is not None, result.describe()
+    assert int(opened[1]) < html_pages / 2
 
 
 def test_always_without_a_browser_fails_at_start_up(js_server: SiteServer, tmp_path: Path) -> None:
@@ -193,4 +241,4 @@ def test_auto_without_a_browser_crawls_on_and_says_how_to_install_one(js_server:
     assert listed == STATIC_LISTED
     assert result.stderr.count("looked JavaScript-built") == 1
     assert "playwright install chromium" in result.stderr
-    assert render_stats(result)["unavailable/inline_script"] == 4
+    assert render_stats(result)["unavailable/inline_script"] == 8

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import re
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from bench.doxygen_site import doxygen_site
 from bench.js_sites import BLOG_FILES, JAVADOC_FILES, Pages, blog_site, javadoc_site
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, SAMPLE_EVERY
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_server import HTML, SiteServer
-from tests.site_spec import Route
+from tests.site_spec import Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
 
 
@@ -36,12 +38,13 @@ def _watched_chromium(tmp_path: Path) -> tuple[Path, Path]:
     """A Chromium that leaves a mark when it is started: a wrapper around the real one."""
     marker = tmp_path / "chromium-started"
     wrapper = tmp_path / "chromium-wrapper"
-    wrapper.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec /usr/bin/chromium "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\necho started >> "{marker}"\nexec /usr/bin/chromium "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
     return wrapper, marker
 
 
-def crawl(server: SiteServer, tmp_path: Path, mode: str, wrapper: Path, start: str = "/") -> tuple[CrawlResult, set[str]]:
+def crawl(server: SiteServer, tmp_path: Path, mode: str, wrapper: Path, start: str = "/",
+          settings: dict[str, str] | None = None) -> tuple[CrawlResult, set[str]]:
     out = tmp_path / mode
     out.mkdir()
     result = run_crawl(
@@ -49,7 +52,7 @@ def crawl(server: SiteServer, tmp_path: Path, mode: str, wrapper: Path, start: s
         out,
         "-a",
         f"render={mode}",
-        settings={"SITEMAP_BROWSER_PATH": str(wrapper), "SITEMAP_RENDER_TIMEOUT": "10"},
+        settings={"SITEMAP_BROWSER_PATH": str(wrapper), "SITEMAP_RENDER_TIMEOUT": "10", **(settings or {})},
         timeout=300,
     )
     assert result.returncode == 0, result.describe()
@@ -163,3 +166,55 @@ def test_auto_learns_per_template_whether_rendering_pays(tmp_path: Path) -> None
     assert result.report is not None
     assert result.report["counts"]["rendered"] == counts["sitemap/render/pages"] + counts["sitemap/render/probes"]
 
+
+
+def _slow_script(body: str) -> Callable[[SiteRequest], Route]:
+    def answer(_: SiteRequest) -> Route:
+        time.sleep(0.2)  # each section of the tree arrives a while after the tree asked for it
+        return Route(headers=(("Content-Type", "application/javascript"),), body=body.encode())
+
+    return answer
+
+
+def test_doxygen_auto_reaches_what_the_browser_reaches(tmp_path: Path) -> None:
+    """Navigation built after a chain of script loads: the render waits for the whole chain."""
+    pages, scripts, every_page = doxygen_site()
+    sections = {path: text for path, text in scripts.items() if "/navtree_" in path}
+    routes = _routes(pages, {path: text for path, text in scripts.items() if path not in sections})
+    slow = [(re.compile(re.escape(path)), _slow_script(text)) for path, text in sections.items()]
+    wrapper, _ = _watched_chromium(tmp_path)
+    with SiteServer(routes, dynamic=slow) as server:
+        _, never = crawl(server, tmp_path, "never", wrapper, start="/docs/index.html")
+        _, always = crawl(server, tmp_path, "always", wrapper, start="/docs/index.html")
+        auto_result, auto = crawl(server, tmp_path, "auto", wrapper, start="/docs/index.html")
+    assert always == every_page
+    assert len(never) < len(every_page) / 2
+    assert len(auto & always) >= 0.95 * len(always)
+    counts = stats(auto_result)
+    # the shared navigation scripts are rendered on a few pages, not on every page
+    assert counts.get("sitemap/render/pages", 0) + counts.get("sitemap/render/probes", 0) <= 5
+
+
+def test_two_processes_render_in_one_browser(tmp_path: Path) -> None:
+    """The second crawling process sends the pages it would render to the first: one Chromium."""
+    script = ("<div id=more></div><script>const a = document.createElement('a'); a.href = '/hidden/{n}';"
+              "a.textContent = 'more'; document.getElementById('more').appendChild(a);</script>")
+    routes = {"/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"")}
+    # A binary tree of pages: the second process starts early on, and most pages are met after.
+    size = 255
+    for n in range(size):
+        children = "".join(f'<a href="/t/{c}">{c}</a> ' for c in (2 * n + 1, 2 * n + 2) if c < size)
+        routes["/" if n == 0 else f"/t/{n}"] = _template_page(f"Page {n}", None,
+                                                              children + (script.format(n=n) if n % 5 == 0 else ""))
+    hidden = {f"/hidden/{n}" for n in range(0, size, 5)}
+    for path in hidden:
+        routes[path] = _template_page(path, None, "")
+    wrapper, marker = _watched_chromium(tmp_path)
+    with SiteServer(routes) as server:
+        result, listed = crawl(server, tmp_path, "auto", wrapper,
+                               settings={"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"})
+    counts = stats(result)
+    assert counts["sitemap/workers"] == 2, result.describe()
+    assert hidden <= listed
+    assert marker.read_text().count("started") == 1
+    assert counts["sitemap/render/handed_over"] >= 1

@@ -140,7 +140,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         facts = self._static_facts(response, url)
         reason = await self.renderer.reason(response, lambda: self._has_site_links(response))
         if reason is not None:
-            yield self.renderer.request(url, reason, facts, self.parse_rendered, self.on_render_error)
+            for result in self._render(url, reason, facts):
+                yield result
             return
         for result in self._judge(response, facts):
             yield result

@@ -127,6 +127,10 @@ class CrawlMode:
         """Send ``url`` to the process that fetches it; False when it is this process's."""
         return False
 
+    def hand_over_render(self, url: str, depth: int) -> bool:
+        """Send a page that needs the browser to the process that renders; False: render it here."""
+        return False
+
     def request_done(self, request: Request | None) -> None:
         """Everything a request led to has been handed on (its entry, its links)."""
 

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 if TYPE_CHECKING:
-    from playwright.async_api import Page
     from playwright.async_api import Request as PlaywrightRequest
 
 logger = logging.getLogger(__name__)
@@ -123,21 +122,9 @@ def abort_request(request: PlaywrightRequest) -> bool:
     """Whether the browser skips a request: media, fonts, styles, anything on another origin.
 
     A script that navigates the page away (``location = "http://169.254.169.254/"``)
-    is aborted too: Chromium then shows its error page, which :func:`settle` refuses.
+    is aborted too: Chromium then shows its error page, which ``ready.settle`` refuses.
     """
     if not request.is_navigation_request() and request.resource_type not in _KEPT_RESOURCES:
         return True
     return leaves_origin(request)
 
-
-async def settle(page: Page, timeout_ms: float) -> None:
-    """Wait for the network to go quiet after ``load``, at most ``timeout_ms``."""
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        await page.wait_for_load_state("networkidle", timeout=timeout_ms)
-    except PlaywrightTimeout:
-        logger.debug("Network not idle after %s ms on %s; reading the DOM as it is", timeout_ms, page.url)
-    if not page.url.startswith("http"):
-        # Not the page's DOM: Chromium's error page after a navigation to another origin was aborted.
-        raise RuntimeError(f"the page tried to navigate to another origin (the browser shows {page.url})")

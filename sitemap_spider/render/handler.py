@@ -1,9 +1,20 @@
-"""scrapy-playwright's download handler, started at the first page to render.
+"""scrapy-playwright's download handler, started at the first page to render, with its pages kept open.
 
 The library starts Playwright (a Node.js driver process, about 100 MB) when the
 engine starts. With ``render=auto``, the default, most crawls of static sites
 never render a page, so this subclass starts it on the first request that asks
 for the browser instead; a static crawl never pays for it.
+
+The library also opens a new page for every request and closes it after. A new
+page costs Chromium a renderer process (50 to 300 ms of a render's timeline on the
+rendering benchmark's pages, under load). The pages are kept open instead, at most
+``PLAYWRIGHT_MAX_PAGES_PER_CONTEXT``, and the next render navigates one of them. But
+a browser with any page open costs CPU even when idle (about 3% of a core, as much
+with four pages as with one, against nothing with none; Debian's Chromium 156), and
+a site that needs few renders would pay for it through the whole crawl: pages left
+unused for ``IDLE_PAGE_SECONDS`` are closed.
+Each page opened gets the readiness watch (render/ready.py) once; it stays through
+navigations.
 
 It also keeps the browser on the crawled origin when a same-origin resource
 redirects to another one, which Playwright's routing does not see (browser.py's
@@ -14,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urljoin
 
@@ -22,25 +34,67 @@ from scrapy.http import Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from sitemap_spider.render.browser import redirect_leaves_origin
+from sitemap_spider.render.ready import watch
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from playwright.async_api import Page, Route
     from playwright.async_api import Request as PlaywrightRequest
-    from playwright.async_api import Route
 
     RouteHandler = Callable[[Route, PlaywrightRequest], Awaitable[None]]
 
 logger = logging.getLogger(__name__)
 
+#: Seconds a page is kept open without a render. Idle pages cost about 3% of a core; opening a
+#: page again cost 0.1 to 0.3 CPU seconds on a loaded machine: about this long idle.
+IDLE_PAGE_SECONDS = 10.0
+
+
+class PagePool:
+    """Open pages between renders, and how many renders may run at once."""
+
+    def __init__(self, size: int) -> None:
+        self._idle: list[tuple[Page, float]] = []  # the last used last
+        self._slots = asyncio.Semaphore(size)
+        self._closing: set[asyncio.Task[None]] = set()
+
+    async def take(self) -> Page | None:
+        """An open page to render with, or None: open a new one. Waits while ``size`` renders run."""
+        await self._slots.acquire()
+        while self._idle:
+            page, _ = self._idle.pop()
+            if not page.is_closed():
+                return page
+        return None
+
+    def give_back(self, page: Page | None) -> None:
+        """A render ended; ``page`` is fit for the next one (None: it was closed)."""
+        if page is not None and not page.is_closed():
+            loop = asyncio.get_running_loop()
+            self._idle.append((page, loop.time()))
+            loop.call_later(IDLE_PAGE_SECONDS, self._close_idle)
+        self._slots.release()
+
+    def _close_idle(self) -> None:
+        """Close the pages no render has used for ``IDLE_PAGE_SECONDS``."""
+        now = asyncio.get_running_loop().time()
+        # A tenth of slack: the loop may run a timer a little early, and this one sets no other.
+        while self._idle and now - self._idle[0][1] >= 0.9 * IDLE_PAGE_SECONDS:
+            page, _ = self._idle.pop(0)
+            task = asyncio.ensure_future(_close(page))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
 
 class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type: ignore[misc]  # untyped library
-    """Starts Playwright on the first ``playwright`` request, not with the engine."""
+    """Starts Playwright on the first ``playwright`` request, not with the engine; reuses pages."""
 
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         self._max_redirects = crawler.settings.getint("REDIRECT_MAX_TIMES")
         self._start_lock = asyncio.Lock()
+        self._pages = PagePool(self.config.max_pages_per_context)
 
     async def _maybe_launch_in_thread(self) -> None:
         """engine_started (Scrapy's async API): nothing to start yet."""
@@ -53,8 +107,27 @@ class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type: i
         async with self._start_lock:
             if getattr(self, "browser_provider", None) is None:
                 await self._launch()
-        response: Response = await super()._download_request(request, spider)
-        return response
+        if request.meta.get("playwright_page") is not None or request.meta.get("playwright_include_page"):
+            # Someone else's page to manage: the library's own way.
+            response: Response = await super()._download_request(request, spider)
+            return response
+        page = await self._pages.take()
+        if page is None:
+            request.meta["playwright_page_init_callback"] = _watch_new_page
+        else:
+            request.meta["playwright_page"] = page
+        # The library leaves the page open then, and puts it in meta (also when the render fails).
+        request.meta["playwright_include_page"] = True
+        kept = None
+        try:
+            response = await super()._download_request(request, spider)
+            kept = request.meta.pop("playwright_page", None)
+            return response
+        finally:
+            if kept is None:
+                await _close(request.meta.pop("playwright_page", None))
+            self._pages.give_back(kept)
+
 
     def _make_request_handler(self, *args: Any, **kwargs: Any) -> RouteHandler:
         # Playwright routes no request a redirect makes: the route the library's handler
@@ -99,3 +172,14 @@ class _OnOriginRoute:
                 logger.debug("Not following %s's redirect to %s in the browser: another origin", self._request.url, url)
                 break
         await self._route.abort()
+
+
+async def _watch_new_page(page: Page, request: Request) -> None:
+    await watch(page)
+
+
+async def _close(page: Page | None) -> None:
+    """Close a page a render failed on: it may be half-way through loading."""
+    if page is not None and not page.is_closed():
+        with suppress(Exception):  # a crashed page or a closed browser: it is gone either way
+            await page.close()

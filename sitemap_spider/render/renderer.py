@@ -6,7 +6,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
@@ -15,8 +15,9 @@ from scrapy.utils.response import get_base_url
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
-from sitemap_spider.render.browser import INSTALL_HINT, Browser, settle
+from sitemap_spider.render.browser import INSTALL_HINT, Browser
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
+from sitemap_spider.render.ready import settle
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 from sitemap_spider.sitemaps.urls import origin_of
 
@@ -30,6 +31,12 @@ _MAX_SCRIPTS = 10_000
 _MAX_SCRIPT_BYTES = 4 * 1024 * 1024
 # Renders that fail before the first success: the browser cannot work here.
 _FAILURES_BEFORE_GIVING_UP = 3
+# Ahead of every static fetch (DEPTH_PRIORITY lowers a request's priority by one per level): a
+# render queued behind the whole next level ran at the end of the crawl, and the pages only it
+# finds were fetched after that, one more round trip on the crawl's wall time.
+RENDER_PRIORITY: Final = 1_000
+#: What :meth:`Renderer.reason` says of a page another process renders and judges: drop it here.
+HANDED_OVER: Final = "handed_over"
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,7 @@ class Renderer:
         idle_timeout: float,
         timeout: float,
         reading: PageReading,
+        elsewhere: Callable[[TextResponse], bool] = lambda response: False,
     ) -> None:
         self.crawler = crawler
         self.mode = mode
@@ -70,9 +78,13 @@ class Renderer:
         self._successes = 0
         self.unavailable: Counter[str] = Counter()
         self.reading = reading
+        self.elsewhere = elsewhere
         # The static links of the page reason() just sent to the browser: the spider asks for
         # its request at once (no await in between), and the request carries them.
         self._static_links: frozenset[str] | None = None
+        # The DOM a probe of that same page built, when it gained: the spider judges it instead
+        # of rendering the page a second time.
+        self._probed: TextResponse | None = None
         self.learner = TemplateLearner()
 
     @property
@@ -93,6 +105,7 @@ class Renderer:
         the first pages of a template are rendered as probes, and judged statically
         when their render found nothing the static HTML lacked.
         """
+        self._probed = None
         if self.mode == "never" or response.meta.get(meta.NO_RENDER):
             return None
         if self.mode == "always":
@@ -110,6 +123,9 @@ class Renderer:
                     self._rendered_script_sets.add(script_files)
         if reason is None or not self.enabled:
             return self._wanted(reason)
+        if self.elsewhere(response):
+            self._inc(keys.RENDER_HANDED_OVER)
+            return HANDED_OVER
         return self._keep_links(response, await self._learnt(response, reason))
 
     def _keep_links(self, response: TextResponse, reason: str | None) -> str | None:
@@ -149,10 +165,11 @@ class Renderer:
         if self._wanted(reason) is None:
             self.learner.failed(signature)
             return None
-        gained = await self._probe(response, reason)
-        if gained is None:
+        rendered = await self._probe(response, reason)
+        if rendered is None:
             self.learner.failed(signature)
             return None  # the render failed: the static HTML is all there is
+        gained = self.reading.gain(response, rendered)
         dropped, regained = self.learner.dropped, self.learner.regained
         self.learner.learn(signature, gained)
         if self.learner.dropped > dropped:
@@ -163,9 +180,17 @@ class Renderer:
             self._inc(keys.RENDER_TEMPLATES_REGAINED)
             logger.info("A sample render of %s found more than its static HTML: its template is rendered again",
                         response.url)
-        return reason if gained else None
+        if not gained:
+            return None
+        self._probed = rendered
+        return reason
 
-    async def _probe(self, response: TextResponse, reason: str) -> bool | None:
+    def take_probed(self) -> TextResponse | None:
+        """The DOM that probing the page :meth:`reason` just sent to the browser built, if any."""
+        probed, self._probed = self._probed, None
+        return probed
+
+    async def _probe(self, response: TextResponse, reason: str) -> TextResponse | None:
         """Render the page now to see whether it gains anything; None when the render failed.
 
         The render is fetched by the engine directly, not through the scheduler: pages of
@@ -173,6 +198,8 @@ class Renderer:
         """
         assert self.crawler.engine is not None
         request = self.request(response.url, reason, {}, None, None)
+        # The spider may judge this DOM in place of the page's: its links are one level deeper.
+        request.meta["depth"] = response.meta.get("depth", 0)
         try:
             rendered = await self.crawler.engine.download_async(request)
         except Exception as exc:  # any failure of the browser: the page keeps its static HTML
@@ -183,21 +210,20 @@ class Renderer:
             return None
         self._successes += 1
         self._inc(keys.RENDER_PROBES)
-        return self.reading.gain(response, rendered)
+        return rendered
 
     def request(self, url: str, reason: str, facts: dict[str, Any], callback: Callable[..., Any] | None,
                 errback: Callable[..., Any] | None) -> Request:
         """A request that renders ``url`` in the browser, carrying its static facts."""
         from scrapy_playwright.page import PageMethod
 
-        if facts and self._static_links is not None:
-            facts["static_links"] = sorted(self._static_links)
-            self._static_links = None
+        self.carry_static_links(facts)
         return Request(
             url,
             callback=callback,
             errback=errback,
             dont_filter=True,  # the static fetch of this URL went through the filter already
+            priority=RENDER_PRIORITY,
             meta={
                 "playwright": True,
                 "playwright_context": "sitemap",
@@ -205,9 +231,18 @@ class Renderer:
                 "playwright_page_methods": [PageMethod(settle, self.idle_timeout * 1000)],
                 "download_timeout": self.timeout + self.idle_timeout + 5,
                 "dont_retry": True,
+                # A render takes far longer than a fetch; AutoThrottle would read that as a slow
+                # server and space out every request to the site.
+                "autothrottle_dont_adjust_delay": True,
                 meta.RENDER: facts,
             },
         )
+
+    def carry_static_links(self, facts: dict[str, Any]) -> None:
+        """Put the static links of the page :meth:`reason` sent to the browser into its ``facts``."""
+        if facts and self._static_links is not None:
+            facts["static_links"] = sorted(self._static_links)
+            self._static_links = None
 
     def rendered(self) -> None:
         self._successes += 1

@@ -13,7 +13,7 @@ from scrapy.linkextractors import LinkExtractor
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
-from sitemap_spider.render.renderer import PageReading, Renderer
+from sitemap_spider.render.renderer import HANDED_OVER, PageReading, Renderer
 from sitemap_spider.sitemaps.urls import normalize_url
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class RenderingMixin:
             idle_timeout=config.render_idle_timeout,
             timeout=config.render_timeout,
             reading=PageReading(self._site_links, self._decisions),
+            elsewhere=self._render_elsewhere,
         )
         crawler.signals.connect(self.renderer.log_unavailable, signal=signals.spider_closed)
         self._links_cache = WeakKeyDictionary()
@@ -69,6 +70,22 @@ class RenderingMixin:
             unique=True,
         )
 
+    def _render_elsewhere(self, response: TextResponse) -> bool:
+        """Whether the crawl mode sends this page to another process to render (and judge)."""
+        url = normalize_url(response.url, self.config.strip_params) or response.url
+        return self.crawl_mode.hand_over_render(url, response.meta.get("depth", 0))
+
+    def _render(self, url: str, reason: str, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
+        """Send the page to the browser; or judge the DOM a probe of it built already."""
+        if reason == HANDED_OVER:
+            return
+        probed = self.renderer.take_probed()
+        if probed is None:
+            yield self.renderer.request(url, reason, facts, self.parse_rendered, self.on_render_error)
+            return
+        self.renderer.carry_static_links(facts)
+        yield from self._judge_rendered(probed, facts)
+
     def parse_rendered(self, response: Response) -> Iterator[Request | SitemapEntry]:
         """Judge a page by the DOM the browser built; headers are the static fetch's."""
         self.renderer.rendered()
@@ -77,6 +94,10 @@ class RenderingMixin:
             self.renderer.failed(facts["url"], "the browser returned no HTML")
             yield self._static_request(facts["url"])
             return
+        yield from self._judge_rendered(response, facts)
+
+    def _judge_rendered(self, response: TextResponse, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
+        """Count what the DOM holds beyond the static HTML, then judge the page by it."""
         static = frozenset(facts.get("static_links", ()))
         met = self.link_finder.met
         found = sum(1 for url in self._site_links(response) - static if url not in met)

@@ -53,14 +53,15 @@ class Workers(CrawlMode):
         self._make_request = make_request
         self.met = met
 
-    def _take_links(self, links: list[list[Any]]) -> None:
+    def _take_links(self, links: list[list[Any]], priority: int | None = None) -> None:
+        """Request the links handed over, by depth; ``priority``: ahead of that (pages to render)."""
         assert self._make_request is not None and self.crawler.engine is not None
         depth_priority = self.crawler.settings.getint("DEPTH_PRIORITY")
         for url, depth, skip in links:
             self.received += 1
             request = self._make_request(url, skip)
             request.meta["depth"] = depth
-            request.priority = -depth * depth_priority
+            request.priority = -depth * depth_priority if priority is None else priority
             self.crawler.engine.crawl(request)
 
     def _wake(self) -> None:

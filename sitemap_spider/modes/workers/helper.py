@@ -99,6 +99,17 @@ class Helper(Workers):
             self.report.close()
         self.close_history()
 
+    def hand_over_render(self, url: str, depth: int) -> bool:
+        """The leader renders every page: one browser on the machine, not two (each about 1 CPU
+        second to start, and CPU while it has a page open), and one learner of templates. It
+        fetches the page again, as any link handed to it, and judges it itself."""
+        if not self.active:
+            return False
+        assert self.channel is not None
+        self.channel.send({"t": "render", "l": [[url, depth, None]]})
+        self.sent += 1
+        return True
+
     def _on_message(self, message: dict[str, Any]) -> None:
         if message["t"] == "links":
             self._take_links(message["l"])

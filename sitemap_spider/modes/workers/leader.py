@@ -20,6 +20,7 @@ from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
+from sitemap_spider.render.renderer import RENDER_PRIORITY
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.extensions import with_extensions_json
 
@@ -114,6 +115,9 @@ class Leader(Workers):
         kind = message["t"]
         if kind == "links":
             self._take_links(message["l"])
+        elif kind == "render":
+            # A page the helper would render: rendered here as soon as it comes, as its own are.
+            self._take_links(message["l"], RENDER_PRIORITY)
         elif kind == "entry":
             # Checked and counted here, as this process's own.
             self.take(with_extensions_json(SitemapEntry(**message["e"]), message.get("x")))
