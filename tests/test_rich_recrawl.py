@@ -17,7 +17,7 @@ from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, PageRecord
 from sitemap_spider.history.store import HistoryStore
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_rich import SETTINGS, RichSite, build_rich_site
-from tests.site_server import SiteServer
+from tests.site_server import HTML, SiteServer, html_page, links
 from tests.site_spec import Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
 from tests.test_rich_site import check
@@ -44,7 +44,7 @@ class EtagSite:
             return Route(status=503, body=b"down for a moment")
         if route.status != 200:
             return route
-        etag = '"' + hashlib.sha256(route.body).hexdigest()[:16] + '"'
+        etag = '"' + hashlib.sha256(route.body + repr(route.headers).encode()).hexdigest()[:16] + '"'
         asked = {name.lower(): value for name, value in request.headers}.get("if-none-match")
         if asked == etag:
             self.not_modified += 1
@@ -133,3 +133,40 @@ def test_a_record_keeps_its_extensions_on_the_wire_and_reads_the_older_form() ->
     assert PageRecord.from_row(record.row()) == record
     older = json.loads(record.to_json())[:-1]  # a record sent by a process of the previous layout
     assert PageRecord.from_json(json.dumps(older)) == replace(record, extensions=None)
+
+
+def test_a_rich_site_crawled_again_tells_what_changed(etag_site: tuple[RichSite, EtagSite], tmp_path: Path) -> None:
+    """The set comparison of a rich set with the rich set before it: news files passed over,
+    extensions no change, a lastmod that moved a change."""
+    site, server = etag_site
+    origin = site.spec.origin
+    routes = server.routes
+    page = routes["/gallery"]
+    routes["/gallery"] = replace(page, headers=(*page.headers, ("Last-Modified", "Mon, 01 Jan 2024 10:00:00 GMT")))
+    # Linked from the start, not there yet.
+    routes["/"] = replace(routes["/"], body=html_page("Home", links(*sorted(routes), "/added")))
+    routes["/added"] = Route(status=404, body=b"not yet")
+    first = _crawl(site, tmp_path)
+    assert first.report is not None and first.report["changes"]["previous"] == "first set"
+    assert list(first.output_dir.glob("sitemap-news-*.xml")), "a set with news files"
+
+    # Edited (a Last-Modified that moves while the page does not is not believed).
+    edited = page.body.replace(b'<img src="/img/a.jpg" alt="a">', b'<p>More</p><img src="/img/a.jpg" alt="a">')
+    assert edited != page.body
+    routes["/gallery"] = replace(
+        page, body=edited, headers=(*page.headers, ("Last-Modified", "Tue, 02 Jan 2024 10:00:00 GMT"))
+    )
+    routes["/added"] = Route(headers=(("Content-Type", HTML),), body=html_page("Added", '<img src="/img/new.jpg">'))
+    routes["/news/og"] = Route(status=404, body=b"gone")
+    second = _crawl(site, tmp_path)
+    report = second.report
+    assert report is not None
+    assert report["changes"] == {"previous": "compared", "added": 1, "changed": 1, "removed": 1}
+    assert (report["added_urls"], report["changed_urls"], report["removed_urls"]) == (
+        [origin + "/added"], [origin + "/gallery"], [origin + "/news/og"]
+    )
+    stats = report["stats"]
+    assert (stats["sitemap/diff/added"], stats["sitemap/diff/changed"], stats["sitemap/diff/removed"]) == (1, 1, 1)
+    assert "sitemap/diff/none" not in stats
+    # The pages that answered 304 are in the set with their extensions, and no change.
+    assert stats["sitemap/history/not_modified"] >= len(site.expected) - 1
