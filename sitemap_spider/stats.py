@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitemap_spider.sitemaps.exporter import OVER_LIMIT_STAT
+from sitemap_spider.sitemaps.exporter import EXTENSIONS_DROPPED_STAT, OVER_LIMIT_STAT
 
 # --- the published set ----------------------------------------------------------
 #: Entries the pipeline took (valid, before duplicates are dropped).
@@ -23,6 +23,8 @@ COLLECTED: Final = "sitemap/collected"
 EXCLUDED: Final = "sitemap/excluded/"
 #: Items the ``sitemap`` feed format could not hold (named in sitemaps/, which imports nothing of ours).
 FEED_OVER_LIMIT: Final = OVER_LIMIT_STAT
+#: ``sitemap/feed/extensions_dropped``: items the ``sitemap`` feed wrote without their extensions.
+FEED_EXTENSIONS_DROPPED: Final = EXTENSIONS_DROPPED_STAT
 #: Links to other origins met on the site's pages.
 LINKS_OFFSITE: Final = "sitemap/links/offsite"
 

@@ -9,6 +9,7 @@ when the set is published (sitemaps/hreflang.py), where reciprocity is known.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
@@ -30,6 +31,7 @@ from sitemap_spider.crawl.structured import (
     videos_in_microdata,
 )
 from sitemap_spider.crawl.urls import Site
+from sitemap_spider.history.record import EXTENSIONS_UNKNOWN
 from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps.entry import Alternate, News, Video
 from sitemap_spider.sitemaps.errors import InvalidEntryError
@@ -38,6 +40,7 @@ from sitemap_spider.sitemaps.extensions import (
     MAX_VIDEO_DURATION,
     missing_video_field,
     news_language,
+    rich_fields,
 )
 from sitemap_spider.sitemaps.urls import normalize_url
 from sitemap_spider.sitemaps.xml import check_loc, parse_lastmod
@@ -87,6 +90,15 @@ class Enricher:
                 if news is not None:
                     fields["news"] = news
         return fields
+
+    def restored(self, stored: str | None) -> dict[str, Any]:
+        """The RichEntry fields of a history record's ``extensions`` text, of the kinds the settings ask for."""
+        if not stored or stored == EXTENSIONS_UNKNOWN:
+            return {}
+        config = self.config
+        wanted = {"alternates": config.hreflang, "images": config.images, "videos": config.videos, "news": config.news}
+        fields = rich_fields(json.loads(stored)) or {}
+        return {name: value for name, value in fields.items() if value and wanted[name]}
 
     def _url(self, base: str, href: str) -> str | None:
         url = normalize_url(urljoin(base, href), self.strip_params)

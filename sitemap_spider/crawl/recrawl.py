@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,8 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.dates import Evidence, Prior, choose_lastmod, metadata_date, parse_http_date
 from sitemap_spider.crawl.fingerprint import content_fingerprint, same_content
-from sitemap_spider.history.record import PageRecord, pack_links
+from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, PageRecord, pack_links
+from sitemap_spider.sitemaps.extensions import fields_json
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
     from sitemap_spider.config import CrawlTarget
+    from sitemap_spider.crawl.enrich import Enricher
     from sitemap_spider.crawl.links import LinkFinder
     from sitemap_spider.crawl.report import CrawlReport
     from sitemap_spider.history.record import Outcome
@@ -86,7 +88,8 @@ class Recrawl:
     def prepare(self, request: Request) -> Request:
         """Ask the server whether the page changed since the last crawl, when the history knows it."""
         record = self.record(request.url)
-        if record is None or not (record.etag or record.last_modified):
+        # A record that does not know the page's extensions could not list it from a 304.
+        if record is None or record.extensions == EXTENSIONS_UNKNOWN or not (record.etag or record.last_modified):
             return request
         if record.etag:
             request.headers[b"If-None-Match"] = record.etag
@@ -99,9 +102,17 @@ class Recrawl:
         return request
 
     def judge(
-        self, url: str, loc: str, facts: dict[str, Any], root: Any, digest: str | None, links: list[str]
+        self,
+        url: str,
+        loc: str,
+        facts: dict[str, Any],
+        root: Any,
+        digest: str | None,
+        links: list[str],
+        extensions: Mapping[str, Any],
     ) -> tuple[str | None, PageRecord | None]:
-        """The page's lastmod, and its new record (None without a history)."""
+        """The page's lastmod, and its new record (None without a history); ``extensions``: the
+        page's RichEntry fields, kept in the record."""
         response_time = datetime.fromtimestamp(facts["response_time"], UTC)
         fetched_at = datetime.fromtimestamp(facts["fetched_at"], UTC)
         prior = self.record(url)
@@ -137,6 +148,7 @@ class Recrawl:
             outlinks=pack_links(links, *self._link_origins),
             content_digest=digest,
             outcome=outcome,
+            extensions=fields_json(extensions) if extensions else None,
         )
         return lastmod, record
 
@@ -173,6 +185,7 @@ class RecrawlMixin:
     recrawl: Recrawl
     crawl_mode: CrawlMode
     link_finder: LinkFinder
+    enricher: Enricher
     target: CrawlTarget
 
     if TYPE_CHECKING:  # defined by the spider; declared here for the type checker
@@ -182,13 +195,19 @@ class RecrawlMixin:
 
         def _listable(self, url: str) -> str | None: ...
 
-        def _entry(self, public: str, lastmod: str | None, digest: str | None) -> SitemapEntry: ...
+        def _entry(
+            self, public: str, lastmod: str | None, digest: str | None, extensions: Mapping[str, Any] | None = None
+        ) -> SitemapEntry: ...
 
         def _requests_for(self, hrefs: Iterable[str], response: Response | Request) -> Iterator[Request]: ...
 
     def _stored_links(self, record: PageRecord, source: Response | Request) -> Iterator[Request]:
         links = [link for link in record.links(self.target.site.crawl_origin) if self.link_finder.mark(link)]
         return self._requests_for(links, source)
+
+    def _stored_entry(self, public: str, record: PageRecord) -> SitemapEntry:
+        """The entry of a page as its record has it, with its extensions (those the settings still ask for)."""
+        return self._entry(public, record.lastmod, record.content_digest, self.enricher.restored(record.extensions))
 
     def _not_modified(self, response: Response, url: str) -> Iterator[Request | SitemapEntry]:
         """A 304: the page is as the history has it; its stored links lead the crawl on."""
@@ -199,7 +218,7 @@ class RecrawlMixin:
         yield from self._stored_links(record, response)
         public = self._listable(url)
         if public is not None:
-            yield self._entry(public, record.lastmod, record.content_digest)
+            yield self._stored_entry(public, record)
             self.crawl_mode.observe(record)
 
     def _keep(self, url: str, status: int, request: Request) -> Generator[Request, None, bool]:
@@ -209,6 +228,6 @@ class RecrawlMixin:
         if record is None or public is None:
             return False
         logger.warning("Kept %s listed as the last crawl saw it (this crawl: %s)", url, status or "no response")
-        self.crawl_mode.keep_previous(self._entry(public, record.lastmod, record.content_digest), record)
+        self.crawl_mode.keep_previous(self._stored_entry(public, record), record)
         yield from self._stored_links(record, request)
         return True

@@ -188,8 +188,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             return
         # Rendered pages hash their DOM: an app shell is the same bytes on every route.
         digest = content_digest(response.body) if self.config.dedupe_content else None
-        lastmod, record = self.recrawl.judge(url, public, facts, response.selector.root, digest, links)
         extensions = self.enricher.fields(response, public, facts.get("alternates", []))
+        lastmod, record = self.recrawl.judge(url, public, facts, response.selector.root, digest, links, extensions)
         yield self._entry(public, lastmod, digest, extensions)
         if record is not None:
             self.crawl_mode.observe(record)

@@ -6,15 +6,17 @@ import json
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 #: What this crawl found of a page compared with the history: the stats count each.
 Outcome = Literal["new", "changed", "unchanged", "not_modified", "kept"]
 
+#: ``PageRecord.extensions`` of a record written before records kept extensions: not known.
+EXTENSIONS_UNKNOWN: Final = "?"
 #: The columns of a record, in row order.
 COLUMNS = (
     "url", "loc", "fingerprint", "last_modified", "etag", "first_seen", "changed_at", "lastmod",
-    "status", "last_ok", "outlinks", "content_digest", "outcome",
+    "status", "last_ok", "outlinks", "content_digest", "outcome", "extensions",
 )  # fmt: skip
 
 
@@ -24,7 +26,10 @@ class PageRecord:
 
     ``url`` is the URL crawled, ``loc`` the one listed; ``status`` is the last status
     (0: no response); ``last_ok`` the last time the page was fetched well (200 or 304);
-    ``outlinks`` its links on the site, compressed (see :func:`pack_links`).
+    ``outlinks`` its links on the site, compressed (see :func:`pack_links`);
+    ``extensions`` its sitemap extension fields (alternates, images, videos, news) as JSON text,
+    None without any (EXTENSIONS_UNKNOWN: not known): a page that answers 304 or is kept on a
+    bad day is listed with them again.
     """
 
     url: str
@@ -40,13 +45,14 @@ class PageRecord:
     outlinks: bytes = b""
     content_digest: str | None = None
     outcome: Outcome = "new"
+    extensions: str | None = None
 
     def row(self) -> tuple[Any, ...]:
         # Not dataclasses.astuple, which deep-copies every field: 10x slower, once per page.
         return (
             self.url, self.loc, self.fingerprint, self.last_modified, self.etag, self.first_seen,
             self.changed_at, self.lastmod, self.status, self.last_ok, self.outlinks, self.content_digest,
-            self.outcome,
+            self.outcome, self.extensions,
         )  # fmt: skip
 
     @classmethod

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from sitemap_spider.history.record import COLUMNS, PageRecord
+from sitemap_spider.history.record import COLUMNS, EXTENSIONS_UNKNOWN, PageRecord
 
 logger = logging.getLogger(__name__)
 
@@ -16,7 +16,7 @@ _TABLE = f"""
 CREATE TABLE IF NOT EXISTS pages (
     url TEXT PRIMARY KEY, {", ".join(f"{name} {kind}" for name, kind in zip(COLUMNS[1:], (
         "TEXT NOT NULL", "TEXT", "TEXT", "TEXT", "REAL NOT NULL", "REAL", "TEXT",
-        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT",
+        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT", "TEXT",
     ), strict=True))}
 ) WITHOUT ROWID;
 """  # fmt: skip
@@ -40,6 +40,7 @@ class HistoryStore:
             # WAL: the crawl's readers never wait for a commit, nor a commit for them.
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_TABLE + "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);")
+            _add_extensions_column(db, self.path)
             self._db = db
         return self._db
 
@@ -82,6 +83,28 @@ class HistoryStore:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def _add_extensions_column(db: sqlite3.Connection, path: Path) -> None:
+    """Bring a file of the first layout (no ``extensions`` column) up to date, once.
+
+    Its records do not know the pages' extensions: they are marked so (EXTENSIONS_UNKNOWN),
+    and the next crawl fetches each of those pages whole once instead of asking for a 304.
+    """
+    columns = {row[1] for row in db.execute("PRAGMA table_info(pages)")}
+    if "extensions" in columns:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have done it while this one waited for the lock.
+        if "extensions" not in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
+            db.execute("ALTER TABLE pages ADD COLUMN extensions TEXT")
+            db.execute("UPDATE pages SET extensions = ?", (EXTENSIONS_UNKNOWN,))
+            logger.info("Crawl history %s: its records now keep the pages' sitemap extensions", path)
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 class Staging:

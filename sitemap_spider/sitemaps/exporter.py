@@ -7,6 +7,11 @@ is one sitemap, so at most 50,000 URLs and 50 MiB: past either limit the file st
 sitemap of what fits, and every item left out is counted (``sitemap/feed/over_limit``) and
 reported as an error that says what to use instead: ``FEED_EXPORT_BATCH_ITEM_COUNT = 50000``
 with a ``%(batch_id)d`` feed URI, or the add-on's pipeline, which shards and indexes the set.
+
+Extensions (hreflang alternates, images, videos, news) are not written: alternates are checked
+for reciprocity across the whole set and news goes into files of its own, which one feed file
+cannot do. Each item written without its extensions is counted (``sitemap/feed/extensions_dropped``)
+and reported in an error that names the pipeline, which writes them.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.extensions import FIELDS
 from sitemap_spider.sitemaps.item_entries import entry_from_item
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
@@ -32,6 +38,12 @@ logger = logging.getLogger(__name__)
 
 #: Stats key: items the feed could not hold (a sitemap's limits).
 OVER_LIMIT_STAT = "sitemap/feed/over_limit"
+#: Stats key: items written without the extensions they had.
+EXTENSIONS_DROPPED_STAT = "sitemap/feed/extensions_dropped"
+EXTENSIONS_ADVICE = (
+    "a sitemap feed writes plain <url> elements; for hreflang alternates, images, videos and news, "
+    'publish the set with the sitemap pipeline (ADDONS = {"sitemap_spider.Addon": 0})'
+)
 ADVICE = (
     f"one sitemap file holds at most {MAX_URLS_PER_SITEMAP:,} URLs and {MAX_BYTES_PER_SITEMAP:,} bytes: "
     f"for more, set FEED_EXPORT_BATCH_ITEM_COUNT = {MAX_URLS_PER_SITEMAP} with %(batch_id)d in the feed "
@@ -50,6 +62,7 @@ class SitemapItemExporter(BaseItemExporter):
         self.urls_written = 0
         self.items_skipped = 0
         self.over_limit = 0
+        self.extensions_dropped = 0
         self.bytes_written = 0
         self.stats: Any = None
 
@@ -75,6 +88,8 @@ class SitemapItemExporter(BaseItemExporter):
             return
         self._write(element)
         self.urls_written += 1
+        if _has_extensions(item):
+            self._extensions_dropped(entry.loc)
 
     def _serialized(self, item: Any) -> Any:
         # Honour per-field serializers (scrapy.Field(serializer=...)) as other exporters do.
@@ -96,6 +111,13 @@ class SitemapItemExporter(BaseItemExporter):
         if self.over_limit == 1:
             logger.error("The sitemap feed is full, %s is not in it: %s", loc, ADVICE)
 
+    def _extensions_dropped(self, loc: str) -> None:
+        self.extensions_dropped += 1
+        if self.stats is not None:
+            self.stats.inc_value(EXTENSIONS_DROPPED_STAT)
+        if self.extensions_dropped == 1:
+            logger.warning("The sitemap feed lists %s without its extensions: %s", loc, EXTENSIONS_ADVICE)
+
     def _skip(self, message: str, *args: object) -> None:
         self.items_skipped += 1
         logger.warning(message, *args)
@@ -107,6 +129,11 @@ class SitemapItemExporter(BaseItemExporter):
                 "%d item(s) are NOT in the sitemap feed (it holds %d URLs): %s",
                 self.over_limit, self.urls_written, ADVICE,
             )
+        if self.extensions_dropped:
+            logger.error(
+                "%d item(s) are in the sitemap feed WITHOUT their extensions: %s",
+                self.extensions_dropped, EXTENSIONS_ADVICE,
+            )  # fmt: skip
         if self.urls_written == 0:
             # An empty <urlset> is not valid per sitemap.xsd (at least one <url>).
             logger.warning("The sitemap feed has no valid URL: the file is not a valid sitemap")
@@ -114,3 +141,10 @@ class SitemapItemExporter(BaseItemExporter):
     def _write(self, data: bytes) -> None:
         self.file.write(data)
         self.bytes_written += len(data)
+
+
+def _has_extensions(item: Any) -> bool:
+    """Whether an item carries extension data (a RichEntry, or any of the extension fields)."""
+    if isinstance(item, SitemapEntry):
+        return isinstance(item, RichEntry) and any(getattr(item, name) for name in FIELDS)
+    return is_item(item) and any(ItemAdapter(item).get(name) for name in FIELDS)

@@ -229,6 +229,13 @@ def extension_record(entry: SitemapEntry) -> dict[str, Any] | None:
     }
 
 
+def fields_json(fields: Mapping[str, Any]) -> str | None:
+    """RichEntry field values (``alternates``, ...) as ``extensions_json`` text; None without any."""
+    if not any(fields.get(name) for name in FIELDS):
+        return None
+    return extensions_json(RichEntry("", **{name: fields[name] for name in FIELDS if fields.get(name)}))
+
+
 def _alternate(value: Any) -> Alternate:
     if isinstance(value, Alternate):
         return value

@@ -3,8 +3,10 @@
 A new set is compared with it (changes.py) while the new shards are written. The shards this
 package wrote hold one ``<url>`` per line, and the lines of an unchanged page are the same
 text in both sets: they are read as text lines, a block at a time, and compared whole
-(no parsing of an unchanged page). A file in another layout (another generator's) is
-stream-parsed with lxml and given as the same lines, slower but with the same result.
+(no parsing of an unchanged page). A file in another layout (another generator's, or a shard
+of a rich set, whose head declares extension namespaces) is stream-parsed with lxml and given
+as the same lines without their extensions, slower but with the same result. News files are
+passed over: their URLs are in the shards too.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from isal import igzip
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapError
+from sitemap_spider.sitemaps.rich_loop import NEWS_PREFIX
 from sitemap_spider.sitemaps.storage import SHARD_FILE_PATTERN
 from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE, URLSET_CLOSE, URLSET_OPEN, escape
 
 _NS = "{" + SITEMAP_NAMESPACE + "}"
 _HEADER = URLSET_OPEN.decode()
 _CLOSE = URLSET_CLOSE.decode()
+_NEWS_FILE = NEWS_PREFIX + "-"
+_OPTIONAL = ("lastmod", "changefreq", "priority")  # in sitemap.xsd's order
 #: A ``<url>`` line as the shard writer writes it (xml.url_line): loc, maybe lastmod, changefreq, priority.
 URL_LINE = re.compile(
     r"<url><loc>([^<]*)</loc>(?:<lastmod>([^<]*)</lastmod>)?"
@@ -60,7 +65,9 @@ def previous_shards(output_dir: Path, index_name: str) -> list[Path] | None:
             # Only this directory's own shards: any other file would be a guess at what was listed.
             if not SHARD_FILE_PATTERN.match(name) or not path.is_file():
                 raise PreviousSetError(f"{index_name} lists {element.text!r}, not a sitemap file of {output_dir}")
-            shards.append(path)
+            # A news file lists again some URLs of the shards (listed before it): the shards say it all.
+            if not name.startswith(_NEWS_FILE):
+                shards.append(path)
             element.clear()
     except (etree.XMLSyntaxError, OSError) as exc:
         raise PreviousSetError(f"cannot read {index}: {exc}") from exc
@@ -77,20 +84,25 @@ def _open_text(path: Path) -> IO[str]:
 def _parsed_lines(path: Path) -> Iterator[str]:
     """A shard in another layout, stream-parsed, as the lines the shard writer would write."""
     loc: str | None = None
-    lastmod: str | None = None
+    # lastmod, changefreq, priority: kept as written, so that the line of an unchanged page is
+    # the same text as the new set's (one comparison, no parsing).
+    fields: dict[str, str] = {}
+    tags = (_NS + "loc", _NS + "lastmod", _NS + "changefreq", _NS + "priority", _NS + "url")
     try:
         gzipped = path.name.endswith(".gz")
         with igzip.open(path, "rb") if gzipped else open(path, "rb") as raw:  # type: ignore[no-untyped-call]
-            for _, element in etree.iterparse(raw, events=("end",), tag=(_NS + "loc", _NS + "lastmod", _NS + "url")):
-                if element.tag == _NS + "loc":
+            for _, element in etree.iterparse(raw, events=("end",), tag=tags):
+                name = element.tag[len(_NS) :]
+                if name == "loc":
                     loc = (element.text or "").strip()
-                elif element.tag == _NS + "lastmod":
-                    lastmod = (element.text or "").strip()
+                elif name != "url":
+                    fields[name] = (element.text or "").strip()
                 else:
                     if loc:
-                        tail = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
+                        tail = "".join(f"<{key}>{fields[key]}</{key}>" for key in _OPTIONAL if fields.get(key))
                         yield f"<url><loc>{escape(loc)}</loc>{tail}</url>\n"
-                    loc = lastmod = None
+                    loc = None
+                    fields.clear()
                     element.clear()
                     while element.getprevious() is not None:
                         del element.getparent()[0]

@@ -178,6 +178,12 @@ class PublishLoop:
             if self._changes is not None:
                 self._changes.compare(lines)
 
+    def compare(self, lines: list[str]) -> None:
+        """Hand a block of written ``<url>`` lines (loc, lastmod, changefreq, priority: no
+        extensions) to the comparison with the previous set, if there is one."""
+        if self._changes is not None:
+            self._changes.compare(lines)
+
     def content_duplicate(self, line: str) -> None:
         """Count (and tell of) the run line of an entry dropped for its content."""
         self._content_duplicate(line)

@@ -61,6 +61,9 @@ class RichOutput:
         try:
             previous = None
             for block in blocks:
+                # Each <url> as a plain set would have it: a comparison with the previous set
+                # is of locs and lastmods, whatever the extensions.
+                plain: list[str] = []
                 for line in block:
                     loc, lastmod, changefreq, priority, digest = line.split("\t")
                     if loc == previous:
@@ -72,7 +75,8 @@ class RichOutput:
                             loop.content_duplicate(line)
                             continue
                         shared[digest] = True
-                    self._write_line(writer, news, loc, lastmod[1:], changefreq, priority)
+                    plain.append(self._write_line(writer, news, loc, lastmod[1:], changefreq, priority))
+                loop.compare(plain)
             if self.links is not None:
                 self.links.finish()
             news.close()
@@ -82,7 +86,8 @@ class RichOutput:
 
     def _write_line(
         self, writer: ShardWriter, news: ShardWriter, loc: str, lastmod: str, changefreq: str, priority: str
-    ) -> None:
+    ) -> str:
+        """Write one entry's ``<url>`` (and its news ``<url>``); its ``<url>`` line without extensions."""
         priority, url_xml, news_date, news_xml = split_rich(priority)
         element = url_line(
             loc,
@@ -90,6 +95,7 @@ class RichOutput:
             None if changefreq == "-" else changefreq[1:],
             None if priority == "-" else float(priority[1:]),
         )
+        plain = element
         links = "" if self.links is None else self.links.links_of(loc)
         if links or url_xml:
             element = element[: -len(_URL_CLOSE)] + links + url_xml + _URL_CLOSE
@@ -104,3 +110,4 @@ class RichOutput:
                 news_element = news_element[: -len(_URL_CLOSE)] + news_xml + _URL_CLOSE
                 news.write_rich(news_element, lastmod, ("news",))
                 self.news_urls += 1
+        return plain
