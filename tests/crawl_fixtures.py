@@ -31,7 +31,7 @@ GENERATED_PAGES = 3000
 #: Given to every crawl unless its test names them: fixture sites have pages down for good (the
 #: case site's /s503 and /broken), which the defaults (5 retries from 1 s, doubling, a last pass
 #: 30 s later) would try for about 90 s. tests/test_faults.py and test_retries.py set their own.
-QUICK_RETRIES = {"SITEMAP_RETRY_TIMES": "2", "SITEMAP_RETRY_LAST_PASS_DELAY": "1"}
+QUICK_RETRIES = {"SITEMAP_RETRY_TIMES": "2", "SITEMAP_RETRY_LAST_PASS_DELAY": "1", "SITEMAP_RETRY_DELAY": "0.1"}
 
 
 @dataclass(frozen=True)
