@@ -506,7 +506,9 @@ def test_nothing_crawlable_keeps_the_previous_set(tmp_path: Path, failure: str) 
             start = site.start_url
         else:
             start = f"http://127.0.0.1:{closed_port()}/"
-        second = run_crawl(start, tmp_path)
+        # A site that refuses every connection is waited out with a doubling pause (up to
+        # SITEMAP_MAX_BACKOFF): 28 s of this test's time with the default cap.
+        second = run_crawl(start, tmp_path, settings={"SITEMAP_MAX_BACKOFF": "1"})
     assert second.returncode != 0, second.describe()
     assert second.files() == before
     read_sitemap_set(second.output_dir, site.origin + "/")
