@@ -2,8 +2,9 @@
 
 urlset and sitemapindex admit elements of other namespaces with strict processing, so a
 file using ``<image:image>`` validates only against a schema set that knows the image XSD.
-A small wrapper imports them all. Its imports, and xhtml1-strict.xsd's import of the W3C's
-xml.xsd, are answered from the package (importlib.resources: Scrapyd runs a zipped egg) by
+A urlset is checked with the wrapper every published file is validated with
+(sitemaps/validate.py: our strict schema for xhtml:link); an index with one built here.
+Its imports, and xhtml1-strict.xsd's import of the W3C's xml.xsd, are answered from the package (importlib.resources: Scrapyd runs a zipped egg) by
 an lxml resolver: nothing is fetched from the network.
 """
 
@@ -15,6 +16,8 @@ from typing import Any, Final
 
 # lxml ships no type information (lxml-stubs is not a dependency of the project).
 from lxml import etree  # type: ignore[import-untyped]
+
+from sitemap_spider.sitemaps.validate import EXTENSIONS_SCHEMA, load_schema
 
 SCHEMA_PACKAGE: Final = "sitemap_spider.schemas"
 _PREFIX: Final = "sitemap-spider-schema-"
@@ -69,10 +72,9 @@ def _load(schemas: dict[str, str]) -> etree.XMLSchema:
     return etree.XMLSchema(etree.fromstring(_wrapper(schemas), parser))
 
 
-@functools.cache
 def urlset_schema() -> etree.XMLSchema:
-    """sitemap.xsd with every extension schema."""
-    return _load(EXTENSION_SCHEMAS)
+    """sitemap.xsd with every extension schema: the one every file the crawl writes is validated with."""
+    return load_schema(EXTENSIONS_SCHEMA)
 
 
 @functools.cache
