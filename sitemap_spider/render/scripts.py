@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from parsel import Selector
+from lxml import etree, html  # type: ignore[import-untyped]
 
 # Stands for the i-th literal in a script's skeleton: characters no script contains.
 _MARK = "\ue000"
@@ -53,6 +53,7 @@ _MARKUP_ASSIGN = re.compile(r"\.\s*(?:innerHTML|outerHTML)\s*\+?=(?!=)")
 # Elements whose creation is harmless: they carry no link, robots rule or canonical the crawl reads.
 _NAVIGATION_TAGS = frozenset({"a", "area", "frame", "iframe", "link", "meta", "base"})
 _ROBOTS_NAMES = re.compile(r"robots|bot$", re.IGNORECASE)
+_HTML_PARSER = html.HTMLParser(recover=True, encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -151,20 +152,34 @@ def markup_is_known(markup: str, known: Callable[[str], bool]) -> bool:
     """Whether markup holds nothing the crawl acts on that ``known`` (the page's static links) lacks."""
     if "<" not in markup:
         return True
-    selector = Selector(text=f"<div>{markup}</div>")
-    for element in selector.xpath("//a | //area | //frame | //iframe | //link | //meta | //base"):
-        tag = element.root.tag
+    targets = _markup_targets(markup)
+    return targets is not None and all(known(target) for target in targets)
+
+
+@lru_cache(maxsize=4096)
+def _markup_targets(markup: str) -> tuple[str, ...] | None:
+    """The link targets markup holds; None when it holds what no static link can match.
+
+    That is a ``<base>``, a canonical link, a robots meta tag, an ``http-equiv``, or an
+    attribute built at run time. Parsed with lxml's HTML parser as parsel would, without
+    parsel's wrapping; cached, for the same markup comes back on many pages (a menu a
+    script writes on every page of a site).
+    """
+    root = etree.fromstring(f"<div>{markup}</div>".replace("\x00", "").encode("utf-8"), parser=_HTML_PARSER)
+    targets = []
+    for element in root.iter("a", "area", "frame", "iframe", "link", "meta", "base"):
+        tag = element.tag
         attrs = element.attrib
         if tag == "base" or any(DYNAMIC in value for value in attrs.values()):
-            return False
+            return None
         if tag == "link" and "canonical" in (attrs.get("rel") or "").lower():
-            return False
+            return None
         if tag == "meta" and (_ROBOTS_NAMES.search(attrs.get("name") or "") or attrs.get("http-equiv")):
-            return False
+            return None
         target = attrs.get("href") if tag in ("a", "area") else attrs.get("src") if tag in ("frame", "iframe") else None
-        if target is not None and not known(target.strip()):
-            return False
-    return True
+        if target is not None:
+            targets.append(target.strip())
+    return tuple(targets)
 
 
 def adds_content(script: str, known: Callable[[str], bool]) -> bool:

@@ -8,7 +8,8 @@ a reason, so an ordinary site never pays a browser's cost.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urljoin
 
 from parsel import Selector
@@ -63,37 +64,39 @@ def builds_navigation(script: str) -> bool:
     return builds_dom(script) and bool(_NAVIGATION.search(script)) and adds_content(script, lambda href: False)
 
 
-def _inline_scripts(selector: Selector) -> Iterable[str]:
-    for text in selector.xpath("//script[not(@src)]/text()").getall():
-        if text.strip() and not is_analytics(text):
-            yield text
+# Every HTML page of an auto crawl is read here, so the reading goes to lxml directly: parsel
+# wraps each node an XPath returns in a Selector, which on a javadoc page of a few hundred links
+# cost more than the rest of this module (bench/render_bench.py, py-spy).
+def _xpath(selector: Selector, query: str) -> list[Any]:
+    return selector.root.xpath(query, smart_strings=False)  # type: ignore[no-any-return]
 
 
 def _has_empty_app_root(selector: Selector) -> bool:
-    for element in selector.xpath("//body//*[@id]"):
-        if (element.attrib.get("id") or "").lower() in APP_ROOTS and _is_empty(element):
+    for element in _xpath(selector, "//body//*[@id]"):
+        if (element.get("id") or "").lower() in APP_ROOTS and _is_empty(element):
             return True
-    return any(_is_empty(element) for element in selector.xpath("//app-root"))
+    return any(_is_empty(element) for element in _xpath(selector, "//app-root"))
 
 
-def _is_empty(element: Selector) -> bool:
+def _is_empty(element: Any) -> bool:
     return not element.xpath("./*[not(self::noscript)]") and not "".join(
-        element.xpath("./text()").getall()
+        element.xpath("./text()", smart_strings=False)
     ).strip()
 
 
 def _near_empty_body(selector: Selector) -> bool:
     # The tags the crawl follows: a frameset page has no body, its frames are its content.
-    if selector.xpath("//a[@href] | //area[@href] | //frame[@src] | //iframe[@src]"):
-        return False
-    text = " ".join(selector.xpath("//body//text()[not(ancestor::script) and not(ancestor::style)]").getall())
+    for element in selector.root.iter("a", "area", "frame", "iframe"):
+        if element.get("src" if element.tag in ("frame", "iframe") else "href") is not None:
+            return False
+    text = " ".join(_xpath(selector, "//body//text()[not(ancestor::script) and not(ancestor::style)]"))
     return len(" ".join(text.split())) < NEAR_EMPTY_TEXT
 
 
 def static_links(selector: Selector, base_url: str) -> set[str]:
     """The normalised URLs the page links to in its static HTML (``<noscript>`` included)."""
     links = set()
-    for value in selector.xpath(_LINK_VALUES).getall():
+    for value in _xpath(selector, _LINK_VALUES):
         url = normalize_url(urljoin(base_url, value.strip()))
         if url is not None:
             links.add(url)
@@ -115,7 +118,7 @@ def _known_link(selector: Selector, base_url: str) -> Callable[[str], bool]:
         # Read once, and only for a script that writes links: the hrefs as written first (the
         # usual case, and ten times cheaper than resolving and normalising them all), then normalised.
         if written is None:
-            written = {value.strip() for value in selector.xpath(_LINK_VALUES).getall()}
+            written = {value.strip() for value in _xpath(selector, _LINK_VALUES)}
         if href in written:
             return True
         if links is None:
@@ -135,26 +138,32 @@ def static_render_reason(selector: Selector, base_url: str = "") -> str | None:
     (scripts and next to no text or links). Loaders, cosmetic scripts and
     scripts that write links the page has already count for nothing.
     """
-    has_script = False
     known = _known_link(selector, base_url)
-    for script in _inline_scripts(selector):
-        has_script = True
-        if adds_content(script, known):
+    scripts = [text for text in _xpath(selector, "//script[not(@src)]/text()") if text.strip()]
+    for script in scripts:
+        # Analytics snippets are told apart only when they would count: the test reads the whole
+        # script, and most scripts add nothing anyway.
+        if adds_content(script, known) and not is_analytics(script):
             return "inline_script"
-    script_urls = [src for src in selector.xpath("//script/@src").getall() if not is_analytics(src)]
-    if not has_script and not script_urls:
+    script_urls = [src for src in _xpath(selector, "//script/@src") if not is_analytics(src)]
+    if not scripts and not script_urls:
         return None
     if _has_empty_app_root(selector):
-        return "app_root"
-    if _near_empty_body(selector):
-        return "empty_body"
-    return None
+        reason = "app_root"
+    elif _near_empty_body(selector):
+        reason = "empty_body"
+    else:
+        return None
+    # Analytics alone builds no page: a shell holding only a tracking snippet is just a small page.
+    if not script_urls and all(is_analytics(script) for script in scripts):
+        return None
+    return reason
 
 
 def site_script_urls(selector: Selector, base_url: str, origin: str) -> list[str]:
     """Same-site script files worth reading: not analytics, not a library named as such."""
     urls = []
-    for src in selector.xpath("//script/@src").getall():
+    for src in _xpath(selector, "//script/@src"):
         url = normalize_url(urljoin(base_url, src.strip()))
         if url is None or origin_of(url) != origin or is_analytics(url):
             continue
