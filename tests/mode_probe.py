@@ -7,6 +7,7 @@ it connects to spider_closed before the pipeline does, so it sees the mode befor
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,9 @@ class ModeProbe:
             # A collecting crawl (SITEMAP_PUBLISH=False): the URLs it kept, each once.
             "collected": sorted({e.loc for e in mode.entries}) if type(mode).__name__ == "CollectingMode" else None,
             "spider_middlewares": sorted(str(name) for name in self.crawler.settings.getdict("SPIDER_MIDDLEWARES")),
+            "download_handlers": dict(self.crawler.settings.getwithbase("DOWNLOAD_HANDLERS")),
+            # Whether the process imported Playwright (tests/test_render.py: not on a static site).
+            "playwright_modules": sorted(m for m in sys.modules if m.split(".")[0] in ("playwright", "scrapy_playwright")),
         }
         # The helper of a two-process crawl writes beside the leader.
         path = self.path if type(mode).__name__ != "Helper" else self.path.with_suffix(".helper.json")

@@ -6,6 +6,7 @@ because rendering is part of the product.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -136,13 +137,15 @@ def js_server() -> Iterator[SiteServer]:
         yield server
 
 
-def crawl(server: SiteServer, tmp_path: Path, mode: str) -> tuple[CrawlResult, set[str]]:
+def crawl(
+    server: SiteServer, tmp_path: Path, mode: str, settings: dict[str, str] | None = None
+) -> tuple[CrawlResult, set[str]]:
     result = run_crawl(
         server.origin + "/",
         tmp_path,
         "-a",
         f"render={mode}",
-        settings={"SITEMAP_RENDER_TIMEOUT": "3"},
+        settings={"SITEMAP_RENDER_TIMEOUT": "3", **(settings or {})},
     )
     assert result.returncode == 0, result.describe()
     urls = read_sitemap_set(result.output_dir, server.origin + "/")
@@ -193,16 +196,25 @@ def test_auto_renders_only_pages_that_need_it(js_server: SiteServer, tmp_path: P
 
 
 def test_auto_on_a_static_site_never_starts_playwright(tmp_path: Path) -> None:
-    """The browser's driver (about 100 MB) starts with the first page to render, not with the crawl."""
+    """The browser's driver (about 100 MB) starts with the first page to render, not with the crawl.
+
+    Playwright is not even imported (about 0.15 s of CPU per crawl process), though the
+    download handler that would render is in place (tests/mode_probe.py).
+    """
     routes = {
         "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
         "/": _page("Home", TEXT + '<a href="/a">A</a><script src="/lib/jquery.min.js"></script>'),
         "/a": _page("A", TEXT + '<a href="/">Home</a>'),
     }
+    probe = tmp_path / "probe.json"
     with SiteServer(routes) as server:
-        result, listed = crawl(server, tmp_path, "auto")
+        result, listed = crawl(server, tmp_path, "auto", {"EXTENSIONS": json.dumps({"tests.mode_probe.ModeProbe": 0}),
+                                                          "MODE_PROBE": str(probe)})
     assert listed == {"/", "/a"}
     assert "Rendering: auto" in result.stderr, result.describe()
+    facts = json.loads(probe.read_text())
+    assert facts["download_handlers"]["https"] == "sitemap_spider.render.download.RenderingDownloadHandler"
+    assert facts["playwright_modules"] == []
     assert "Starting download handler" not in result.stderr, result.describe()
     assert not [key for key in result.report["stats"] if key.startswith("playwright/")]  # type: ignore[index]
 

@@ -84,7 +84,7 @@ def playwright_settings(browser: Browser, *, pages: int, timeout: float) -> dict
     launch: dict[str, Any] = {"headless": True, "args": args}
     if browser.executable:
         launch["executable_path"] = browser.executable
-    handler = "sitemap_spider.render.handler.LazyPlaywrightDownloadHandler"
+    handler = "sitemap_spider.render.download.RenderingDownloadHandler"
     return {
         "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",

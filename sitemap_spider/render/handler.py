@@ -3,7 +3,9 @@
 The library starts Playwright (a Node.js driver process, about 100 MB) when the
 engine starts. With ``render=auto``, the default, most crawls of static sites
 never render a page, so this subclass starts it on the first request that asks
-for the browser instead; a static crawl never pays for it.
+for the browser instead; a static crawl never pays for it. (It is built at that
+request too, by render/download.py, so that such a crawl does not even import
+Playwright.)
 
 The library also opens a new page for every request and closes it after. A new
 page costs Chromium a renderer process (50 to 300 ms of a render's timeline on the
