@@ -54,6 +54,7 @@ _MARKUP_ASSIGN = re.compile(r"\.\s*(?:innerHTML|outerHTML)\s*\+?=(?!=)")
 _NAVIGATION_TAGS = frozenset({"a", "area", "frame", "iframe", "link", "meta", "base"})
 _ROBOTS_NAMES = re.compile(r"robots|bot$", re.IGNORECASE)
 _HTML_PARSER = html.HTMLParser(recover=True, encoding="utf-8")
+_MAX_CACHED_MARKUP = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -152,18 +153,18 @@ def markup_is_known(markup: str, known: Callable[[str], bool]) -> bool:
     """Whether markup holds nothing the crawl acts on that ``known`` (the page's static links) lacks."""
     if "<" not in markup:
         return True
-    targets = _markup_targets(markup)
+    # Cached, for the same markup comes back on many pages (a menu a script writes on every page
+    # of a site); a long one is not kept.
+    targets = _markup_targets(markup) if len(markup) > _MAX_CACHED_MARKUP else _cached_markup_targets(markup)
     return targets is not None and all(known(target) for target in targets)
 
 
-@lru_cache(maxsize=4096)
 def _markup_targets(markup: str) -> tuple[str, ...] | None:
     """The link targets markup holds; None when it holds what no static link can match.
 
     That is a ``<base>``, a canonical link, a robots meta tag, an ``http-equiv``, or an
     attribute built at run time. Parsed with lxml's HTML parser as parsel would, without
-    parsel's wrapping; cached, for the same markup comes back on many pages (a menu a
-    script writes on every page of a site).
+    parsel's wrapping.
     """
     root = etree.fromstring(f"<div>{markup}</div>".replace("\x00", "").encode("utf-8"), parser=_HTML_PARSER)
     targets = []
@@ -180,6 +181,9 @@ def _markup_targets(markup: str) -> tuple[str, ...] | None:
         if target is not None:
             targets.append(target.strip())
     return tuple(targets)
+
+
+_cached_markup_targets = lru_cache(maxsize=4096)(_markup_targets)
 
 
 def adds_content(script: str, known: Callable[[str], bool]) -> bool:
