@@ -232,8 +232,11 @@ def test_503_with_retry_after_slows_the_whole_site_then_recovers(tmp_path: Path)
     # Every request to the site waited, not only the retry.
     assert len(after) == 4 and min(after) - refused >= 2.0, [t - refused for t in after]
     # Then the pace comes back, step by step: 1 s after the first success, then the 0.5 s of before.
+    # The gaps are read where the requests arrive, and a request sent on time can arrive a little
+    # late when the test shares the cores (0.886 s once, three tests at a time): the first gap is
+    # told from the normal pace by the midpoint between the two.
     spacing = gaps(after)
-    assert spacing[0] >= 0.95 and spacing[-1] < 0.9, spacing
+    assert spacing[0] >= 0.75 and spacing[-1] < 0.9, spacing
     assert stat(result, "sitemap/backoff/503") == 1
     assert "slowing down to one request every 2 s" in result.stderr
     assert "back to its normal pace" in result.stderr
