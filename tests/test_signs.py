@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from parsel import Selector
 
+from sitemap_spider.render import scripts
 from sitemap_spider.render.scripts import lex
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 
@@ -149,3 +150,21 @@ def test_template_is_the_same_for_pages_of_one_template() -> None:
     two = lex("windowTitle('Integer (Java SE 6)', 7);  document.writeln('<A HREF=\"b.html\">')").template()
     assert one == two
     assert one != lex("windowTitle('String', 12); menu.build()").template()
+
+
+def test_long_scripts_and_markup_are_judged_but_not_cached() -> None:
+    """The verdict caches keep short texts only: a hostile page's megabyte scripts are not kept."""
+    padding = "x" * 70_000
+    # Texts no other test uses: each short one enters the caches here.
+    long_script = f'var pad = "{padding}"; document.write("<a href=\\"/cache-test\\">new</a>");'
+    short_script = 'document.write("<a href=\\"/cache-test\\">new</a>");'
+    page = "<html><body><a href='/old'>old</a><script>{}</script></body></html>"
+    lexed, markups = scripts._cached_lex.cache_info().currsize, scripts._cached_markup_targets.cache_info().currsize
+    assert static_render_reason(Selector(text=page.format(long_script)), "http://example.com/") == "inline_script"
+    assert scripts._cached_lex.cache_info().currsize == lexed
+    assert static_render_reason(Selector(text=page.format(short_script)), "http://example.com/") == "inline_script"
+    assert scripts._cached_lex.cache_info().currsize == lexed + 1
+    assert scripts._cached_markup_targets.cache_info().currsize == markups + 1  # the same short markup, both times
+    long_markup = f'<a href="/old">old</a><!-- cache-test {"y" * 20_000} -->'
+    assert scripts.markup_is_known(long_markup, lambda href: href == "/old")
+    assert scripts._cached_markup_targets.cache_info().currsize == markups + 1

@@ -55,6 +55,7 @@ _NAVIGATION_TAGS = frozenset({"a", "area", "frame", "iframe", "link", "meta", "b
 _ROBOTS_NAMES = re.compile(r"robots|bot$", re.IGNORECASE)
 _HTML_PARSER = html.HTMLParser(recover=True, encoding="utf-8")
 _MAX_CACHED_MARKUP = 16 * 1024
+_MAX_CACHED_SCRIPT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -83,12 +84,16 @@ _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _SUBSTITUTION = re.compile(r"\$\{[^}]*\}")
 
 
-@lru_cache(maxsize=4096)
 def lex(script: str) -> LexedScript:
     """Lift string, template and regex literals out of ``script``; drop its comments.
 
     Cached: a site's pages repeat the same scripts (loaders, ready handlers) on every page.
+    A script longer than 64 KiB is lexed each time: 4,096 of those kept would be a lot of memory.
     """
+    return _lex(script) if len(script) > _MAX_CACHED_SCRIPT else _cached_lex(script)
+
+
+def _lex(script: str) -> LexedScript:
     out: list[str] = []
     literals: list[str] = []
     last = ""  # the last significant character of code, to tell a regex from a division
@@ -123,6 +128,9 @@ def lex(script: str) -> LexedScript:
         if stripped:
             last = stripped[-1]
     return LexedScript("".join(out), tuple(literals))
+
+
+_cached_lex = lru_cache(maxsize=4096)(_lex)
 
 
 def _argument(skeleton: str, start: int, assignment: bool) -> str:
