@@ -5,7 +5,7 @@ imports it when the crawl starts. scrapy-playwright's handler module imports
 Playwright, about 0.15 s of CPU in each crawl process, which a crawl that never
 renders a page (a static site, most of them) would pay for nothing: 5 to 10% of
 a 500-page blog's crawl (bench/render_bench.py). This handler is Scrapy's
-HTTP/1.1 handler; it imports and builds the browser's handler
+HTTP/1.1 handler; it imports, builds and starts the browser's handler
 (render/handler.py) only when the first page to render reaches it.
 """
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from sitemap_spider.render.handler import LazyPlaywrightDownloadHandler
+    from sitemap_spider.render.handler import PooledPlaywrightDownloadHandler
 
 
 class RenderingDownloadHandler(HTTP11DownloadHandler):
@@ -29,7 +29,7 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self._browser_handler: LazyPlaywrightDownloadHandler | None = None
+        self._browser_handler: PooledPlaywrightDownloadHandler | None = None
         self._building = asyncio.Lock()
 
     async def download_request(self, request: Request) -> Response:
@@ -38,9 +38,15 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
         if self._browser_handler is None:
             async with self._building:
                 if self._browser_handler is None:
-                    from sitemap_spider.render.handler import LazyPlaywrightDownloadHandler
+                    from sitemap_spider.render.handler import PooledPlaywrightDownloadHandler
 
-                    self._browser_handler = LazyPlaywrightDownloadHandler.from_crawler(self.crawler)
+                    handler = PooledPlaywrightDownloadHandler.from_crawler(self.crawler)
+                    try:
+                        await handler.start()
+                    finally:
+                        # Started or not, once: after a failed start renders fail, and the renderer
+                        # gives up on the browser after a few; closed with this handler.
+                        self._browser_handler = handler
         response: Response = await self._browser_handler.download_request(request)
         return response
 

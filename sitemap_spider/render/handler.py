@@ -1,11 +1,11 @@
-"""scrapy-playwright's download handler, started at the first page to render, with its pages kept open.
+"""scrapy-playwright's download handler, with its pages kept open.
 
 The library starts Playwright (a Node.js driver process, about 100 MB) when the
 engine starts. With ``render=auto``, the default, most crawls of static sites
-never render a page, so this subclass starts it on the first request that asks
-for the browser instead; a static crawl never pays for it. (It is built at that
-request too, by render/download.py, so that such a crawl does not even import
-Playwright.)
+never render a page: render/download.py builds this handler and starts its
+browser at the first request that asks for one, so a static crawl neither
+imports Playwright nor starts it. Built after the engine started, the handler
+never sees the ``engine_started`` signal the library starts Playwright on.
 
 The library also opens a new page for every request and closes it after. A new
 page costs Chromium a renderer process (50 to 300 ms of a render's timeline on the
@@ -89,26 +89,19 @@ class PagePool:
             task.add_done_callback(self._closing.discard)
 
 
-class LazyPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type: ignore[misc]  # untyped library
-    """Starts Playwright on the first ``playwright`` request, not with the engine; reuses pages."""
+class PooledPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type: ignore[misc]  # untyped library
+    """Renders in pages kept open between requests; built and started by render/download.py."""
 
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         self._max_redirects = crawler.settings.getint("REDIRECT_MAX_TIMES")
-        self._start_lock = asyncio.Lock()
         self._pages = PagePool(self.config.max_pages_per_context)
 
-    async def _maybe_launch_in_thread(self) -> None:
-        """engine_started (Scrapy's async API): nothing to start yet."""
-
-    def _engine_started(self) -> Any:
-        """engine_started (Scrapy's older API): nothing to start yet."""
-        return None
+    async def start(self) -> None:
+        """Start Playwright and its browser provider: what the library does when the engine starts."""
+        await self._launch()
 
     async def _download_request(self, request: Request, spider: Spider | None = None) -> Response:
-        async with self._start_lock:
-            if getattr(self, "browser_provider", None) is None:
-                await self._launch()
         if request.meta.get("playwright_page") is not None or request.meta.get("playwright_include_page"):
             # Someone else's page to manage: the library's own way.
             response: Response = await super()._download_request(request, spider)
