@@ -22,6 +22,7 @@ import random
 import re
 import threading
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -80,6 +81,19 @@ class DynamicSite:
 
     def add(self, n: int) -> None:
         self.pages[n] = Page(n)
+
+    def change(
+        self, edit: Iterable[int] = (), delete: Iterable[int] = (), add: Iterable[int] = (), fail: Iterable[int] = ()
+    ) -> None:
+        """Between two crawls: edit, delete and add pages, and make some fail (the history tests' changes)."""
+        for n in edit:
+            self.edit(n)
+        for n in delete:
+            self.delete(n)
+        for n in add:
+            self.add(n)
+        for n in fail:
+            self.pages[n].failing = True
 
     def live(self) -> list[Page]:
         return [page for page in self.pages.values() if not page.deleted]

@@ -125,14 +125,7 @@ def crawls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Crawl]]:
         site.serve(server)
         model = Model(site, server.origin)
         first = _crawl(site, server, tmp, model, None)
-        for n in EDIT_2:
-            site.edit(n)
-        for n in DELETE_2:
-            site.delete(n)
-        for n in ADD_2:
-            site.add(n)
-        for n in FAIL_2:
-            site.pages[n].failing = True
+        site.change(edit=EDIT_2, delete=DELETE_2, add=ADD_2, fail=FAIL_2)
         second = _crawl(site, server, tmp, model, first)
         for n in FAIL_2:
             site.pages[n].failing = n in STILL_FAILING

@@ -29,14 +29,7 @@ EDIT, DELETE, ADD, FAIL = range(10, 22), range(22, 28), range(120, 126), range(2
 
 
 def _change(site: DynamicSite) -> None:
-    for n in EDIT:
-        site.edit(n)
-    for n in DELETE:
-        site.delete(n)
-    for n in ADD:
-        site.add(n)
-    for n in FAIL:
-        site.pages[n].failing = True
+    site.change(edit=EDIT, delete=DELETE, add=ADD, fail=FAIL)
 
 
 def _assert_second_crawl(first: Crawl, second: Crawl) -> None:
