@@ -111,14 +111,14 @@ SITEMAP_MAX_CRAWL_DELAY = 60.0
 # this, and the doubling pause without Retry-After stops growing at it; 0: no back-off.
 SITEMAP_MAX_BACKOFF = 120.0
 # Transient faults (429, 502, 503, 504, 408, 522, 524, connection errors, truncated
-# bodies) are retried this many times, each retry after a pause of
-# SITEMAP_RETRY_DELAY seconds doubled at each retry (+-50% jitter, or the answer's
-# Retry-After), at most SITEMAP_MAX_BACKOFF; the pages that still failed are tried
-# once more, SITEMAP_RETRY_LAST_PASS_DELAY seconds after the last of them failed,
-# when the rest of the crawl is done (crawl/retries.py).
+# bodies) are retried this many times, each page on its own back-off: SITEMAP_RETRY_DELAY
+# seconds doubled at each retry (+-50% jitter, or the answer's Retry-After), at most
+# SITEMAP_MAX_BACKOFF. Once the rest of the crawl is done, the pages still failing get at
+# most SITEMAP_RETRY_LAST_PASS_DELAY seconds more, all together; then, if the site's home
+# page answers, each is tried once more (the last pass) and given up (crawl/retries.py).
 SITEMAP_RETRY_TIMES = 5
 SITEMAP_RETRY_DELAY = 1.0
-SITEMAP_RETRY_LAST_PASS_DELAY = 30.0
+SITEMAP_RETRY_LAST_PASS_DELAY = 60.0
 # A site that has answered nothing but such faults for this many seconds is down:
 # the crawl stops and publishes nothing (the previous set stays); 0: wait for ever.
 SITEMAP_RETRY_BUDGET = 900.0

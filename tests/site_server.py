@@ -8,6 +8,7 @@ tests can assert what a crawl did and did not fetch.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import socket
 import threading
@@ -62,7 +63,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers=tuple(self.headers.items()),
         )
         self.server.record(request)
-        route = self.server.resolve(request)
+        route = self.server.with_validators(self.server.resolve(request), request)
         if route.drop:
             # Nothing written and the socket closed: the client sees a dropped connection.
             self.close_connection = True
@@ -105,6 +106,9 @@ class SiteServer(ThreadingHTTPServer):
         self._lock = threading.Lock()
         self._requests: list[SiteRequest] = []
         self._thread: threading.Thread | None = None
+        #: Give every 200 answer with a body an ETag and answer 304 to a matching If-None-Match,
+        #: as static file servers (nginx, Apache) do.
+        self.validators = False
 
     @property
     def port(self) -> int:
@@ -134,6 +138,18 @@ class SiteServer(ThreadingHTTPServer):
             if pattern.fullmatch(target):
                 return responder(request)
         return NOT_FOUND
+
+    def with_validators(self, route: Route, request: SiteRequest) -> Route:
+        """The route as a static file server answers it: with an ETag, and 304 when the client has it."""
+        if not self.validators or route.status != 200 or not route.body:
+            return route
+        if any(name.lower() == "etag" for name, _ in route.headers):
+            return route
+        etag = '"' + hashlib.sha256(route.body).hexdigest()[:16] + '"'
+        asked = next((value for name, value in request.headers if name.lower() == "if-none-match"), None)
+        if asked == etag:
+            return Route(status=304, headers=(("ETag", etag),), body=b"")
+        return Route(status=route.status, headers=(*route.headers, ("ETag", etag)), body=route.body)
 
     def resolve_target(self, target: str) -> Route:
         """The route a GET of ``target`` gets (without recording a request)."""

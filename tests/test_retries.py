@@ -98,8 +98,8 @@ def test_the_last_pass_lists_late_pages_and_the_rest_is_given_up(
     server, spec = faulty_site
     pages = _plain_pages(spec)
     late, (dead, cut) = pages[10:16], pages[20:22]
-    # 502 for three requests: one more than the first round's two tries.
-    plan = FaultPlan(**QUIET, fixed=(*((p, "502", 3) for p in late), (dead, "502", NEVER), (cut, "truncated", NEVER)))
+    # 502 for two requests: the first try and its one retry; the last pass gets the page.
+    plan = FaultPlan(**QUIET, fixed=(*((p, "502", 2) for p in late), (dead, "502", NEVER), (cut, "truncated", NEVER)))
     server.inject(plan)
     server.clear()
     result = run_crawl(spec.start_url, tmp_path, settings={**QUICK, **_mode_settings(mode, tmp_path, request)})
@@ -121,8 +121,8 @@ def test_the_last_pass_lists_late_pages_and_the_rest_is_given_up(
     excluded = _excluded(result)
     assert excluded[spec.origin + dead] == ("http_error", "502")
     assert excluded[spec.origin + cut][0] == "error"
-    # Two tries, then two in the last pass: no more.
-    assert server.targets().count(dead) == 4
+    # The first try, its one retry (SITEMAP_RETRY_TIMES), then one in the last pass: no more.
+    assert server.targets().count(dead) == 3
     assert "Traceback" not in result.stderr, result.describe()
     if mode == "two":
         assert stats.get("sitemap/workers") == 2, result.describe()
@@ -158,14 +158,14 @@ def test_a_truncated_page_is_neither_listed_nor_read_for_links(fail_on_dataloss:
     with FaultServer() as server:
         server.routes = routes
         server.inject(FaultPlan(**QUIET, fixed=(("/cut", "truncated", NEVER),)))
-        settings = {**QUICK, "SITEMAP_RETRY_LAST_PASS_DELAY": "0", "DOWNLOAD_FAIL_ON_DATALOSS": fail_on_dataloss}
+        settings = {**QUICK, "DOWNLOAD_FAIL_ON_DATALOSS": fail_on_dataloss}
         result = run_crawl(server.origin + "/", tmp_path, settings=settings)
         fetched = server.targets()
     assert result.returncode == 0, result.describe()
     got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
     assert got == {"/", "/ok"}
     assert "/only-via-cut" not in fetched
-    assert fetched.count("/cut") == 4
+    assert fetched.count("/cut") == 3
     reason, detail = _excluded(result)[server.origin + "/cut"]
     assert reason == "error", detail
     if fail_on_dataloss == "False":
@@ -214,8 +214,9 @@ def test_a_retry_held_at_a_sigkill_is_fetched_on_resume(tmp_path: Path) -> None:
     with FaultServer() as server:
         server.routes = routes
         server.inject(FaultPlan(**QUIET, fixed=(("/late", "502", 1),)))
-        # The retry waits 20 to 60 s: the crawl is killed while it is held.
-        held = {"JOBDIR": str(jobdir), "SITEMAP_RETRY_DELAY": "40"}
+        # The retry waits 20 to 60 s, and the rest of the crawl done, it may wait that long: the
+        # crawl is killed while it is held.
+        held = {"JOBDIR": str(jobdir), "SITEMAP_RETRY_DELAY": "40", "SITEMAP_RETRY_LAST_PASS_DELAY": "120"}
         process = subprocess.Popen(
             crawl_command(server.origin + "/", tmp_path, settings={**QUICK, **held}),
             cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -244,8 +245,8 @@ def test_a_retry_held_at_a_sigkill_is_fetched_on_resume(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_three_faults_in_a_row_slow_the_site_down(tmp_path: Path) -> None:
-    pages = ["/a", "/b", "/c", "/d"]
+def test_most_answers_failing_slow_the_site_down(tmp_path: Path) -> None:
+    pages = [f"/f{i}" for i in range(6)]
     routes = {
         "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
         "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links(*pages))),
@@ -254,7 +255,7 @@ def test_three_faults_in_a_row_slow_the_site_down(tmp_path: Path) -> None:
     with FaultServer() as server:
         server.routes = routes
         server.inject(FaultPlan(**QUIET, fixed=tuple((page, "502", 1) for page in pages)))
-        # One request at a time, and retries long after the four first answers: four 502 in a row.
+        # One request at a time, and retries long after the first answers: five 502s of seven answers.
         settings = {**QUICK, "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "SITEMAP_RETRY_DELAY": "2"}
         result = run_crawl(server.origin + "/", tmp_path, settings=settings)
     assert result.returncode == 0, result.describe()
@@ -264,3 +265,23 @@ def test_three_faults_in_a_row_slow_the_site_down(tmp_path: Path) -> None:
     assert isinstance(backoffs, int) and backoffs >= 1, result.describe()
     assert "answered 502: slowing down to one request every 2 s" in result.stderr
     assert "back to its normal pace" in result.stderr
+
+
+def test_a_few_failing_pages_do_not_slow_the_site_down(tmp_path: Path) -> None:
+    pages = [f"/p{i}" for i in range(12)]
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+        "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links(*pages))),
+        **{page: Route(headers=(("Content-Type", HTML),), body=html_page(page)) for page in pages},
+    }
+    with FaultServer() as server:
+        server.routes = routes
+        # Three pages fail for good, every try: their retries say nothing new about the site.
+        server.inject(FaultPlan(**QUIET, fixed=tuple((page, "502", NEVER) for page in pages[:3])))
+        settings = {**QUICK, "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "SITEMAP_RETRY_TIMES": "4"}
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+    assert result.returncode == 0, result.describe()
+    got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
+    assert got == {"/", *pages[3:]}
+    assert not [k for k in _stats(result) if k.startswith("sitemap/backoff/")], _stats(result)
+    assert _stats(result)["sitemap/not_fetched"] == 3

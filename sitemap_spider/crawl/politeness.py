@@ -1,28 +1,44 @@
-"""Politeness to the crawled site: robots.txt ``Crawl-delay``, back-off on 429 and 503 and on runs of faults.
+"""Politeness to the crawled site: robots.txt ``Crawl-delay``, pacing of 304s, and slowing down when the site is in trouble.
 
 Scrapy 2.19 reads ``Crawl-delay`` (``RobotParser.crawl_delay`` and the
 ``robots_parsed`` signal) but nothing applies it (scrapy/scrapy#892), and its
 RetryMiddleware retries a 429 or 503 as soon as the scheduler hands the request
-back, whatever ``Retry-After`` says (scrapy/scrapy#3849). This extension does
-both through Scrapy's own pacing, the downloader slot of the site: a slot with
-a delay starts one request per delay. It only ever raises a slot's delay above
-what AutoThrottle or ``DOWNLOAD_DELAY`` chose; retries.py does the retrying.
+back, whatever ``Retry-After`` says (scrapy/scrapy#3849). This extension paces
+through Scrapy's own means, the downloader slot of the site: a slot with a delay
+starts one request per delay. It only ever raises a slot's delay above what
+AutoThrottle or ``DOWNLOAD_DELAY`` chose; retries.py does the retrying, each
+failing page on its own back-off.
 
-Other transient faults (502, 504, refused or reset connections, timeouts, truncated
-bodies) may be one page's: the site is slowed down as for a 503 only after
-:data:`FAULT_STREAK` of them in a row, with no good answer in between.
+A page's fault is not the site's trouble. The whole site is slowed down only when
+the answers say the site, not a page, is struggling, as Google describes its
+crawler doing on 5xx and 429 answers:
+
+- a 429: the site says we ask too often;
+- most of the recent answers failing (:data:`WINDOW`, :data:`TROUBLE_FAULTS`): the
+  first failure of each page counts, not a failing page's retries, which say nothing
+  new about the site;
+- answer after answer asking to wait (:data:`RETRY_AFTER_STREAK` ``Retry-After`` in a row).
+
+The first good answer to a request sent after the slow-down brings the site's normal
+pace back at once.
+
+:class:`PacingAutoThrottle` is Scrapy's AutoThrottle, except that a 304 paces the crawl
+as a 200 does: AutoThrottle never lowers its delay on another status, so a recrawl
+answered with 304s stayed at ``AUTOTHROTTLE_START_DELAY`` for its whole length.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from time import monotonic
 from typing import TYPE_CHECKING
 
 from scrapy import Request, signals
+from scrapy.extensions.throttle import AutoThrottle
 from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -40,17 +56,25 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Answers that mean "too many requests, come back later".
+#: The answer that says "you ask too often": the site slows down at once.
+RATE_LIMIT_STATUSES = frozenset({429})
+#: Answers that ask to come back later; a page may give them for a while (retries.py waits them out).
 BACKOFF_STATUSES = frozenset({429, 503})
 #: Answers of a server or gateway that failed for now: a fault of the page, or of the site.
 FAULT_STATUSES = frozenset({408, 502, 504, 522, 524})
-#: Faults in a row (no good answer between them) after which the site, not a page, is taken to be failing.
-FAULT_STREAK = 3
+#: Statuses that say "not now" rather than "never": retried after a back-off (retries.py).
+TRANSIENT_STATUSES = BACKOFF_STATUSES | FAULT_STATUSES
+#: Recent answers from the site weighed to tell the site's trouble from a page's.
+WINDOW = 20
+#: Failures among the last WINDOW answers (and more than half of them) that slow the site down.
+TROUBLE_FAULTS = 5
+#: Answers in a row with a Retry-After that slow the site down to it.
+RETRY_AFTER_STREAK = 3
 #: Signal (sent by retries.py): a request to the site failed without an answer; arguments request, cause.
 SITE_FAULT = object()
 #: Signal (sent by retries.py): the site is down and the crawl stops; no arguments.
 SITE_DOWN = object()
-#: Seconds between requests after a 429/503 without Retry-After when SITEMAP_RETRY_DELAY is 0; it doubles while they go on.
+#: Seconds between requests after the site's first trouble when SITEMAP_RETRY_DELAY is 0; it doubles while it goes on.
 FIRST_BACKOFF = 1.0
 _DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
 
@@ -89,22 +113,60 @@ def next_backoff(
 
 @dataclass
 class _BackOff:
-    """A slot slowed down after a 429/503, and what to give back when the site recovers."""
+    """A slot slowed down, and what to give back when the site recovers."""
 
     seconds: float  # the slot's delay is kept at or above this
-    since: float  # monotonic time of the last 429/503 that set it
-    normal_delay: float  # the slot's delay and jitter before the first 429/503
+    since: float  # monotonic time of the last answer that set it
+    normal_delay: float  # the slot's delay and jitter before the slow-down
     normal_jitter: float
+
+
+@dataclass
+class _Health:
+    """The recent answers of one site: whether each failed, and the run of Retry-After answers."""
+
+    answers: deque[bool] = field(default_factory=lambda: deque(maxlen=WINDOW))  # True: a failure
+    asked_to_wait: int = 0
+
+    def note(self, failed: bool, retry_after: float | None) -> None:
+        self.answers.append(failed)
+        self.asked_to_wait = self.asked_to_wait + 1 if retry_after is not None else 0
+
+    def in_trouble(self) -> bool:
+        """Whether the site, not a page, is failing: most recent answers fail, or each asks to wait."""
+        faults = sum(self.answers)
+        return (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers)) or self.asked_to_wait >= RETRY_AFTER_STREAK
+
+    def clear(self) -> None:
+        self.answers.clear()
+        self.asked_to_wait = 0
+
+
+def is_retry(request: Request) -> bool:
+    """Whether the request retries a page that failed before: its failure is the page's, already counted."""
+    return bool(request.meta.get("retry_times") or request.meta.get(meta.LAST_PASS))
+
+
+class PacingAutoThrottle(AutoThrottle):
+    """Scrapy's AutoThrottle, pacing on a 304 as on a 200.
+
+    AutoThrottle keeps its delay on any other status, since small error pages would
+    otherwise speed the crawl up against a failing server. A 304 is no error: it is the
+    server's whole answer to a conditional request, and a recrawl is mostly 304s.
+    """
+
+    def _adjust_delay(self, slot: Slot, latency: float, response: Response) -> None:
+        super()._adjust_delay(slot, latency, response.replace(status=200) if response.status == 304 else response)
 
 
 class Politeness:
     """Extension: keep each site's downloader slot at or above its Crawl-delay and back-off pause.
 
     A Crawl-delay makes the slot fetch one request at a time, that many seconds
-    apart. A 429 or 503 sets a pause (``Retry-After``, else exponential) counted
-    from the moment it arrived, for every request to the site, the retry
-    included; each later success of a request sent after it halves the pause
-    until the site's normal pace is back.
+    apart. When the site is in trouble (a 429, most recent answers failing, answer
+    after answer asking to wait) it sets a pause (``Retry-After``, else exponential)
+    counted from the moment the answer arrived, for every request to the site; the
+    first success of a request sent after it brings the normal pace back.
     """
 
     def __init__(self, crawler: Crawler, config: PolitenessConfig, user_agent: str) -> None:
@@ -113,7 +175,7 @@ class Politeness:
         self.user_agent = user_agent
         self.crawl_delays: dict[str, float] = {}  # netloc -> seconds
         self.backoffs: dict[str, _BackOff] = {}  # downloader slot key -> state
-        self.streaks: dict[str, int] = {}  # downloader slot key -> faults in a row
+        self.health: dict[str, _Health] = {}  # downloader slot key -> its recent answers
         self.down = False  # the site is down and the crawl stops: no more pauses
         # The first pause without Retry-After (SITEMAP_RETRY_DELAY; 0 leaves FIRST_BACKOFF).
         self._first = config.retry_delay or FIRST_BACKOFF
@@ -165,19 +227,20 @@ class Politeness:
             self._hold(request, *found)
 
     def response_downloaded(self, response: Response, request: Request) -> None:
+        if request.meta.get(meta.RENDER) or request.meta.get(meta.RESOURCE):
+            return  # the browser's requests: rendering paces itself
         found = self._slot(request)
         if found is None:
             return
         key, slot = found
         now = monotonic()
-        # A request sent before the last 429/503 says nothing new about the site's state.
+        # A request sent before the last slow-down says nothing new about the site's state.
         sent = now - float(request.meta.get("download_latency") or 0.0)
-        if response.status in BACKOFF_STATUSES:
+        status = response.status
+        if status in BACKOFF_STATUSES or status in FAULT_STATUSES or "dataloss" in response.flags:
             retry_after = response_retry_after(response)
             header = response.headers.get(b"Retry-After")
-            self._back_off(key, slot, response.url, str(response.status), retry_after, header, now, sent)
-        elif response.status in FAULT_STATUSES or "dataloss" in response.flags:
-            self._fault(key, slot, response.url, str(response.status), now, sent)
+            self._fault(key, slot, request, response.url, str(status), retry_after, header, now, sent)
         else:
             self._recover(key, slot, sent)
         self._hold(request, key, slot)
@@ -189,7 +252,8 @@ class Politeness:
             return
         key, slot = found
         now = monotonic()
-        self._fault(key, slot, request.url, cause, now, float(request.meta.get(meta.REACHED_DOWNLOADER, now)))
+        sent = float(request.meta.get(meta.REACHED_DOWNLOADER, now))
+        self._fault(key, slot, request, request.url, cause, None, None, now, sent)
         self._hold(request, key, slot)
 
     def site_down(self) -> None:
@@ -211,10 +275,23 @@ class Politeness:
             # No public call for it: what the downloader runs when a download ends.
             engine.downloader._process_queue(slot)
 
-    def _fault(self, key: str, slot: Slot, url: str, cause: str, now: float, sent: float) -> None:
-        streak = self.streaks[key] = self.streaks.get(key, 0) + 1
-        if streak >= FAULT_STREAK:
-            self._back_off(key, slot, url, cause, None, None, now, sent)
+    def _fault(
+        self, key: str, slot: Slot, request: Request, url: str, cause: str,
+        retry_after: float | None, header: bytes | None, now: float, sent: float,
+    ) -> None:  # fmt: skip
+        """A failed answer: slow the site down if it is the site's trouble, not the page's."""
+        health = self.health.setdefault(key, _Health())
+        if cause in {str(status) for status in RATE_LIMIT_STATUSES}:
+            self._back_off(key, slot, url, cause, retry_after, header, now, sent)
+            health.clear()
+            return
+        if is_retry(request):
+            return  # the page failed before: its retries wait on their own back-off
+        health.note(True, retry_after)
+        state = self.backoffs.get(key)
+        if (state is not None and sent >= state.since) or health.in_trouble():
+            self._back_off(key, slot, url, cause, retry_after, header, now, sent)
+            health.clear()
 
     def _slot(self, request: Request) -> tuple[str, Slot] | None:
         key = request.meta.get("download_slot")
@@ -272,17 +349,16 @@ class Politeness:
         slot.lastseen = now
 
     def _recover(self, key: str, slot: Slot, sent: float) -> None:
-        self.streaks.pop(key, None)
+        health = self.health.get(key)
+        if health is not None:
+            health.note(False, None)
         state = self.backoffs.get(key)
         if state is None or sent < state.since:
             return
-        state.seconds /= 2
-        if state.seconds >= self._first and state.seconds > state.normal_delay:
-            slot.delay = state.seconds
-        else:
-            del self.backoffs[key]
-            slot.delay, slot.jitter = state.normal_delay, state.normal_jitter
-            logger.info("%s answers again: back to its normal pace", key)
+        # A good answer to a request sent after the slow-down: the site answers again.
+        del self.backoffs[key]
+        slot.delay, slot.jitter = state.normal_delay, state.normal_jitter
+        logger.info("%s answers again: back to its normal pace", key)
         if slot.latercall is not None:
             # A wait scheduled at the slower pace would hold the next request back; the
             # downloader looks at the slot's queue again right after this signal.

@@ -14,13 +14,16 @@ proxy that lost its upstream). Here a *transient* fault, one of
 is retried up to ``SITEMAP_RETRY_TIMES`` times through Scrapy's ``get_retry_request``,
 each retry held back by the crawl mode (modes/held.py) for ``SITEMAP_RETRY_DELAY``
 seconds doubled at each retry, with jitter, or for the answer's ``Retry-After``; never
-more than ``SITEMAP_MAX_BACKOFF``. Meanwhile politeness.py slows the whole site down
-when the faults are the site's and not one page's (429, 503, or a run of faults). A
-page that failed every retry is kept for the last pass (modes/held.py): tried once more
-with the same retries when the rest of the crawl is done. Only then is it given up,
-counted under ``sitemap/not_fetched/<cause>`` and excluded as ``http_error`` or ``error``.
-The whole spell is bounded too: a site that has answered nothing but faults for
-``SITEMAP_RETRY_BUDGET`` seconds is down, and the crawl stops without publishing.
+more than ``SITEMAP_MAX_BACKOFF``. Each failing page waits on its own back-off: the
+rest of the site goes on at its pace, unless politeness.py finds the site itself in
+trouble. A page that failed every retry waits for the last pass (modes/held.py): once
+the rest of the crawl is done, at most ``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds later,
+every page still failing is tried once more, and only then given up, counted under
+``sitemap/not_fetched/<cause>`` and excluded as ``http_error`` or ``error`` (or kept
+listed from the crawl history). Before that pass, one request to the site's home page
+tells a site that is down from pages that are broken: while the site answers nothing,
+the pass waits, and a site that has answered nothing but faults for
+``SITEMAP_RETRY_BUDGET`` seconds is down: the crawl stops without publishing.
 
 A 500 is most often the page's own bug, which waiting does not mend: it keeps Scrapy's
 immediate retries (``RETRY_TIMES``), as do requests that are not pages (robots.txt,
@@ -53,10 +56,9 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.politeness import (
-    BACKOFF_STATUSES,
-    FAULT_STATUSES,
     SITE_DOWN,
     SITE_FAULT,
+    TRANSIENT_STATUSES,
     response_retry_after,
 )
 
@@ -69,8 +71,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Statuses that say "not now" rather than "never": retried after a back-off.
-TRANSIENT_STATUSES = BACKOFF_STATUSES | FAULT_STATUSES
 #: Response flag Scrapy sets on a body shorter than its Content-Length (DOWNLOAD_FAIL_ON_DATALOSS off).
 DATALOSS_FLAG = "dataloss"
 #: Short names of the download errors, for stats and the summary (others: the class name).
@@ -125,18 +125,20 @@ class BackoffRetryMiddleware(RetryMiddleware):
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Request | Response:
-        held = self._held(request)
-        if held is None:
-            return super().process_response(request, response)
         if DATALOSS_FLAG in response.flags:
             cause = "truncated"
         elif response.status in TRANSIENT_STATUSES:
             cause = str(response.status)
         else:
+            # Any answer that is not a fault, robots.txt's and the site check's included: the site is up.
             self.last_good = monotonic()
-            if request.meta.get("retry_times") and 200 <= response.status < 400:
+            if self._held(request) is not None and request.meta.get("retry_times") and 200 <= response.status < 400:
                 self._stats().inc_value(keys.RETRY_RECOVERED)
             return super().process_response(request, response)  # a 500: immediate retries
+        held = self._held(request)
+        if held is None:
+            self._check_budget()
+            return super().process_response(request, response)
         self._retry_later(request, held, cause, response_retry_after(response))
         return response  # given up: the spider records it
 
@@ -168,7 +170,8 @@ class BackoffRetryMiddleware(RetryMiddleware):
         """Hold a retry (or the last pass) back and raise :class:`RetryLater`; return if giving up."""
         assert self.crawler.spider is not None
         self._check_budget()
-        retry = get_retry_request(
+        # The last pass is one try: its page had all its retries before.
+        retry = None if request.meta.get(meta.LAST_PASS) else get_retry_request(
             request,
             spider=self.crawler.spider,
             reason=cause,
@@ -194,8 +197,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         stats = self._stats()
         stats.inc_value(keys.NOT_FETCHED)
         stats.inc_value(keys.NOT_FETCHED_CAUSE + cause)
-        tries = 2 * (self.config.retry_times + 1)
-        logger.warning("Gave up on %s after %d tries, the last pass included: %s", request.url, tries, cause)
+        logger.warning("Gave up on %s after its retries and a last pass: %s", request.url, cause)
 
     def _check_budget(self) -> None:
         """Stop the crawl when the site has answered nothing but faults for SITEMAP_RETRY_BUDGET seconds."""

@@ -14,11 +14,12 @@ from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.extensions.throttle import AutoThrottle
 
 from sitemap_spider import modes
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
-from sitemap_spider.crawl import middlewares, retries
+from sitemap_spider.crawl import middlewares, politeness, retries
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
 
 if TYPE_CHECKING:
@@ -44,6 +45,10 @@ def configure_settings(settings: BaseSettings) -> None:
         order = next(v for k, v in base.items() if k.endswith(library_cls.__name__))
         settings.set_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", library_cls, None)
         settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", ours, order)
+    # AutoThrottle, pacing on 304s too: a recrawl is mostly 304s.
+    order = next(v for k, v in settings.getdict("EXTENSIONS_BASE").items() if k.endswith(AutoThrottle.__name__))
+    settings.set_in_component_priority_dict("EXTENSIONS", AutoThrottle, None)
+    settings.setdefault_in_component_priority_dict("EXTENSIONS", politeness.PacingAutoThrottle, order)
     modes.configure(settings)
 
 

@@ -7,9 +7,15 @@ the engine queues it like any other request. Its predecessor stays unfinished me
 with ``JOBDIR`` its row stays in flight and a resumed crawl fetches it again; in a
 shared crawl its lease stays with this worker.
 
-Pages that failed all their retries are kept for the last pass: once the crawl has
-nothing else to do, and ``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds after the last of
-them failed, they are queued once more. Until then the mode keeps the spider open.
+The failing pages cost a bounded time once the rest of the crawl is done, not a time per
+page: from the moment the crawl has nothing left but held requests, at most
+``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds pass before the last pass, even for pages
+whose retries would wait longer (a ``Retry-After`` of minutes). The pass comes earlier
+when every held page has had all its retries and that delay has passed since the last
+of them failed. Before the pass, one request to the site's home page tells broken pages
+from a site that is down: while it fails, the pass waits (the retry budget, retries.py,
+ends a site that stays down); when it answers, every page still held is tried once more,
+and what fails then is given up. Until then the mode keeps the spider open.
 """
 
 from __future__ import annotations
@@ -18,15 +24,19 @@ import heapq
 import itertools
 import logging
 from time import monotonic
+from urllib.parse import urljoin
 from typing import TYPE_CHECKING
 
-from scrapy import signals
+from scrapy import Request, signals
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.asyncio import CallLaterResult, call_later
+from scrapy.utils.defer import deferred_from_coro
 
+from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
+from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
@@ -45,6 +55,9 @@ class HeldRequests:
         self._last_pass: list[Request] = []
         self._last_failed = 0.0
         self._pass_timer: CallLaterResult | None = None
+        self._pass_at = 0.0
+        self._tail_deadline: float | None = None  # when the last pass comes at the latest
+        self._checking = False  # the site check before the last pass is under way
         crawler.signals.connect(self.close, signal=signals.spider_closed)
 
     def __len__(self) -> int:
@@ -63,18 +76,26 @@ class HeldRequests:
         self._last_failed = monotonic()
 
     def keep_open(self) -> bool:
-        """At spider_idle: whether the crawl must stay open; starts the last pass when only it is left."""
-        if self._due:
-            return True  # the timer queues them
-        if not self._last_pass:
-            return False
-        if self._pass_timer is None:
-            wait = max(0.0, self._last_failed + self.last_pass_delay - monotonic())
+        """At spider_idle: whether the crawl must stay open; schedules the last pass when only held requests are left."""
+        if not self._due and not self._last_pass:
+            self._tail_deadline = None
+            return self._checking
+        now = monotonic()
+        if self._tail_deadline is None:
+            # The rest of the crawl is done: the failing pages get this long, all of them together.
+            self._tail_deadline = now + self.last_pass_delay
             logger.info(
-                "Last pass: %d page(s) that failed every retry are tried again in %.0f s",
-                len(self._last_pass), wait,
+                "Only %d failing page(s) left: their retries go on for at most %.0f s, then a last pass",
+                len(self), self.last_pass_delay,
             )  # fmt: skip
-            self._pass_timer = call_later(wait, self._start_last_pass)
+        at = self._tail_deadline
+        if not self._due:
+            at = min(at, max(now, self._last_failed + self.last_pass_delay))
+        if not self._checking and (self._pass_timer is None or at < self._pass_at):
+            if self._pass_timer is not None:
+                self._pass_timer.cancel()
+            self._pass_at = at
+            self._pass_timer = call_later(max(0.0, at - now), self._check_site)
         return True
 
     def close(self) -> None:
@@ -99,9 +120,53 @@ class HeldRequests:
             self._crawl(heapq.heappop(self._due)[2])
         self._arm()
 
-    def _start_last_pass(self) -> None:
+    def _check_site(self) -> None:
+        """Before the last pass: one request to the home page; the pass runs only if the site answers."""
         self._pass_timer = None
+        held = [request for _, _, request in self._due] + self._last_pass
+        engine = self.crawler.engine
+        if not held or engine is None or engine.spider is None:
+            return
+        if not engine.spider_is_idle():
+            # A retry that answered brought new pages: the crawl is not done yet; the clock starts again.
+            self._tail_deadline = None
+            return
+        self._checking = True
+        home = Request(
+            urljoin(held[0].url, "/"),
+            callback=NO_CALLBACK,
+            dont_filter=True,
+            # Any answer but a fault says the server is up: nothing to follow, retry or drop.
+            meta={"dont_redirect": True, "dont_retry": True, "handle_httpstatus_all": True, "dont_obey_robotstxt": True},
+        )
+        checked = deferred_from_coro(engine.download_async(home))
+        checked.addCallbacks(lambda response: self._site_checked(response.status not in TRANSIENT_STATUSES),
+                             lambda failure: self._site_checked(False))
+
+    def _site_checked(self, answers: bool) -> None:
+        self._checking = False
+        if not answers:
+            # The site itself fails now: wait and check again; the retry budget ends a site that stays down.
+            logger.info("The site does not answer: the last pass waits %.0f s more", self.last_pass_delay)
+            self._pass_at = monotonic() + self.last_pass_delay
+            self._pass_timer = call_later(self.last_pass_delay, self._check_site)
+            return
+        self._start_last_pass()
+
+    def _start_last_pass(self) -> None:
+        waiting = [request for _, _, request in sorted(self._due)]
+        self._due.clear()
+        self._arm()
         requests, self._last_pass = self._last_pass, []
+        for request in waiting:
+            # A retry still waiting: its back-off is cut short, and this try is its last.
+            again = request.replace(dont_filter=True)
+            again.meta[meta.LAST_PASS] = True
+            requests.append(again)
+        self._tail_deadline = None
+        if not requests:
+            return
+        logger.info("Last pass: %d page(s) still failing are tried once more", len(requests))
         assert self.crawler.stats is not None
         self.crawler.stats.inc_value(keys.RETRY_LAST_PASS, len(requests))
         for request in requests:

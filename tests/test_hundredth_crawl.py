@@ -1,0 +1,141 @@
+"""The crawl people run most: a recrawl with the history, of a site with a few broken pages (#24).
+
+Each test crawls a real local site twice with the history, in every crawl mode (one
+process, JOBDIR, two processes, Redis):
+
+- an unchanged site served as static file servers serve it (an ETag on every page, 304 to a
+  matching If-None-Match) is recrawled with 304s, paced as 200s: with an AutoThrottle start
+  delay of 2 s, a crawl that never lowered its delay on a 304 would take ten minutes here;
+- a site where 5% of the pages fail for the whole recrawl (503 with Retry-After, 502, or a
+  timeout) ends on its own, lists those pages with their previous entries, names them in the
+  report, and publishes; the rest of the site is never slowed down for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.fault_server import FaultPlan, FaultServer
+from tests.generated_site import build_generated_site
+from tests.site_spec import SiteSpec
+from tests.sitemap_check import read_sitemap_set
+
+PAGES = 300
+NEVER = 10**9
+QUIET = {"share": 0, "outage_after": 0, "refuse_after": 0}
+MODES = ["one", "jobdir", "two", "redis"]
+
+
+@pytest.fixture
+def site() -> Iterator[tuple[FaultServer, SiteSpec]]:
+    with FaultServer() as server:
+        server.validators = True
+        spec = build_generated_site(server.origin, PAGES)
+        server.serve(spec)
+        yield server, spec
+
+
+def _mode_settings(mode: str, tmp_path: Path, request: pytest.FixtureRequest) -> dict[str, str]:
+    if mode == "jobdir":
+        return {"JOBDIR": str(tmp_path / "job")}
+    if mode == "two":
+        return {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"}
+    if mode == "redis":
+        return {"SITEMAP_REDIS_URL": request.getfixturevalue("redis_url"), "SITEMAP_REDIS_IDLE_SECONDS": "0.5"}
+    return {"SITEMAP_WORKERS": "1"}
+
+
+def _stats(result: CrawlResult) -> dict[str, object]:
+    assert result.report is not None, result.describe()
+    stats: dict[str, object] = result.report["stats"]
+    return stats
+
+
+def _count(stats: dict[str, object], key: str) -> int:
+    value = stats.get(key, 0)
+    assert isinstance(value, int), (key, value)
+    return value
+
+
+def _page_answers(server: FaultServer) -> list[str]:
+    return [t for t in server.targets() if t != "/robots.txt"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_unchanged_site_is_recrawled_with_304s_at_full_pace(
+    mode: str, site: tuple[FaultServer, SiteSpec], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    server, spec = site
+    # A slow start: AutoThrottle must come down from it on 304s as it does on 200s.
+    settings = {"AUTOTHROTTLE_START_DELAY": "2", **_mode_settings(mode, tmp_path, request)}
+    first = run_crawl(spec.start_url, tmp_path, settings=settings)
+    assert first.returncode == 0, first.describe()
+    first_files = first.files()
+    if mode == "jobdir":
+        settings["JOBDIR"] = str(tmp_path / "job2")  # a finished job's state is kept: the recrawl is a new job
+    server.clear()
+    second = run_crawl(spec.start_url, tmp_path, settings=settings, timeout=180)
+    assert second.returncode == 0, second.describe()
+
+    assert second.files() == first_files
+    read_sitemap_set(second.output_dir, spec.origin + "/")  # valid (XSDs) and read by Scrapy's reader
+    stats = _stats(second)
+    # The report's stats are the crawl's own (sitemap/*): pages judged anew and pages answered 304.
+    not_modified = _count(stats, "sitemap/history/not_modified")
+    pages = not_modified + sum(_count(stats, f"sitemap/history/{k}") for k in ("new", "changed", "unchanged"))
+    assert not_modified >= 0.9 * pages, stats
+    assert not [k for k in stats if k.startswith("sitemap/backoff/")], stats
+    print(f"\n{mode}: first crawl {first.seconds:.1f} s, recrawl {second.seconds:.1f} s, {not_modified}/{pages} 304")
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [(mode, "503") for mode in MODES] + [("one", "502"), ("one", "slow"), ("two", "502")],
+)
+def test_pages_failing_for_the_whole_recrawl_keep_their_entries_and_the_crawl_publishes(
+    mode: str, kind: str, site: tuple[FaultServer, SiteSpec], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    server, spec = site
+    settings = {
+        # The defaults but for the time the failing pages get once the rest is done (60 s).
+        "SITEMAP_RETRY_TIMES": "5",
+        "SITEMAP_RETRY_DELAY": "1",
+        "SITEMAP_RETRY_LAST_PASS_DELAY": "5",
+        "DOWNLOAD_TIMEOUT": "2",
+        **_mode_settings(mode, tmp_path, request),
+    }
+    first = run_crawl(spec.start_url, tmp_path, settings=settings)
+    assert first.returncode == 0, first.describe()
+    first_entries = read_sitemap_set(first.output_dir, spec.origin + "/")
+
+    listed = sorted(e["loc"][len(spec.origin) :] for e in first_entries if "/g/p" in e["loc"])
+    failing = listed[:: len(listed) * 20 // len(first_entries) or 1][: len(first_entries) // 20]  # 5% of the set
+    assert len(failing) >= 8, (len(listed), len(first_entries))
+    # 503 with Retry-After: 1, 502 without, or answers slower than DOWNLOAD_TIMEOUT.
+    server.inject(FaultPlan(**QUIET, slow_seconds=5.0, fixed=tuple((p, kind, NEVER) for p in failing)))
+    server.clear()
+    if mode == "jobdir":
+        settings["JOBDIR"] = str(tmp_path / "job2")  # a finished job's state is kept: the recrawl is a new job
+    second = run_crawl(spec.start_url, tmp_path, settings=settings, timeout=240)
+    assert second.returncode == 0, second.describe()
+
+    # Published, with the failing pages' previous entries: the same set as the first crawl.
+    assert read_sitemap_set(second.output_dir, spec.origin + "/") == first_entries
+    assert second.report is not None
+    kept = {row["url"] for row in second.report["kept_urls"]}
+    assert kept == {spec.origin + p for p in failing}, second.describe()
+    stats = _stats(second)
+    assert _count(stats, "sitemap/kept/transient_error") == len(failing)
+    # A page's fault is not the site's trouble: the site was never slowed down.
+    assert not [k for k in stats if k.startswith("sitemap/backoff/")], stats
+    # Bounded: a few seconds more than the first crawl (the tail is SITEMAP_RETRY_LAST_PASS_DELAY).
+    assert second.seconds < first.seconds + 90, (first.seconds, second.seconds)
+    if kind != "slow":
+        # Each failing page: its first try, five retries, and one last pass.
+        tries = [_page_answers(server).count(p) for p in failing]
+        assert max(tries) <= 7, tries
+    print(f"\n{mode} {kind}: first crawl {first.seconds:.1f} s, recrawl {second.seconds:.1f} s")
