@@ -115,10 +115,11 @@ SITEMAP_MAX_BACKOFF = 120.0
 # seconds doubled at each retry (+-50% jitter, or the answer's Retry-After), at most
 # SITEMAP_MAX_BACKOFF. Once the rest of the crawl is done, the pages still failing get at
 # most SITEMAP_RETRY_LAST_PASS_DELAY seconds more, all together; then, if the site's home
-# page answers, each is tried once more (the last pass) and given up (crawl/retries.py).
+# page answers, their waits are cut short (their tries are not), and a page out of retries
+# is tried once more (the last pass) before it is given up (crawl/retries.py).
 SITEMAP_RETRY_TIMES = 5
 SITEMAP_RETRY_DELAY = 1.0
-SITEMAP_RETRY_LAST_PASS_DELAY = 60.0
+SITEMAP_RETRY_LAST_PASS_DELAY = 30.0
 # A site that has answered nothing but such faults for this many seconds is down:
 # the crawl stops and publishes nothing (the previous set stays); 0: wait for ever.
 SITEMAP_RETRY_BUDGET = 900.0

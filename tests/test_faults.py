@@ -61,7 +61,8 @@ def test_the_share_of_faulty_urls_is_fixed() -> None:
     assert 2 * len(KINDS) <= len(faulty) <= len(site.routes) * 1.5 * FaultPlan.share / 100
 
 
-def test_transient_faults_cost_nothing(fault_site: tuple[FaultServer, SiteSpec], tmp_path: Path) -> None:
+@pytest.mark.parametrize("share", [10, 20])
+def test_transient_faults_cost_nothing(share: int, fault_site: tuple[FaultServer, SiteSpec], tmp_path: Path) -> None:
     server, spec = fault_site
     clean = run_crawl(spec.start_url, tmp_path / "clean", settings=SETTINGS)
     assert clean.returncode == 0, clean.describe()
@@ -69,7 +70,7 @@ def test_transient_faults_cost_nothing(fault_site: tuple[FaultServer, SiteSpec],
 
     # The infinite URL spaces are chains of a hundred pages, each found on the one before: a
     # fault on every fifth would add its back-off a hundred times over to the crawl's length.
-    plan = FaultPlan(spared=tuple(spec.traps))
+    plan = FaultPlan(share=share, spared=tuple(spec.traps))
     server.inject(plan)
     faulty = run_crawl(spec.start_url, tmp_path / "faulty", settings=SETTINGS, timeout=240)
     assert faulty.returncode == 0, faulty.describe()

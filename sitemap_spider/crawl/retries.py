@@ -184,6 +184,9 @@ class BackoffRetryMiddleware(RetryMiddleware):
             number = int(retry.meta["retry_times"])
             jitter = random.uniform(0.5, 1.5)
             delay = retry_delay(number, self.config.retry_delay, self.config.max_backoff, retry_after, jitter)
+            if held.hurry:
+                # The failing pages' time is up (modes/held.py): their last tries go at a short pace.
+                delay = min(delay, self.config.retry_delay)
             self._stats().inc_value(keys.RETRY_HELD)
             logger.debug("Retry %d of %s (%s) in %.1f s", number, request.url, cause, delay)
             held.hold(retry, delay)

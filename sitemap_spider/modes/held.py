@@ -9,13 +9,15 @@ shared crawl its lease stays with this worker.
 
 The failing pages cost a bounded time once the rest of the crawl is done, not a time per
 page: from the moment the crawl has nothing left but held requests, at most
-``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds pass before the last pass, even for pages
-whose retries would wait longer (a ``Retry-After`` of minutes). The pass comes earlier
-when every held page has had all its retries and that delay has passed since the last
-of them failed. Before the pass, one request to the site's home page tells broken pages
-from a site that is down: while it fails, the pass waits (the retry budget, retries.py,
-ends a site that stays down); when it answers, every page still held is tried once more,
-and what fails then is given up. Until then the mode keeps the spider open.
+``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds pass before the waits are cut short, even for
+pages whose retries would wait longer (a ``Retry-After`` of minutes). Then one request to
+the site's home page tells broken pages from a site that is down: while it fails, the
+cut waits (the retry budget, retries.py, ends a site that stays down); when it answers,
+every held retry goes now, and the tries a page has left follow at the first retry's
+short pause (:attr:`HeldRequests.hurry`): the tail cuts waiting, never a page's tries.
+A page that failed all its retries is tried once more in the last pass, at that moment
+or, when nothing else is held, once that delay has passed since the last failure. Until
+then the mode keeps the spider open.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
-from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES
+from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, is_retry
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -58,7 +60,10 @@ class HeldRequests:
         self._pass_at = 0.0
         self._tail_deadline: float | None = None  # when the last pass comes at the latest
         self._checking = False  # the site check before the last pass is under way
+        #: The tail's time is up: retries no longer wait their back-off (retries.py reads it).
+        self.hurry = False
         crawler.signals.connect(self.close, signal=signals.spider_closed)
+        crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
 
     def __len__(self) -> int:
         return len(self._due) + len(self._last_pass)
@@ -79,7 +84,14 @@ class HeldRequests:
         """At spider_idle: whether the crawl must stay open; schedules the last pass when only held requests are left."""
         if not self._due and not self._last_pass:
             self._tail_deadline = None
+            self.hurry = False
             return self._checking
+        if self.hurry:
+            # The site answered the check moments ago: a page out of retries gets its last pass
+            # once no retry is waiting (they wait a short pause now).
+            if not self._due and not self._checking and self._pass_timer is None:
+                self._pass_timer = call_later(0, self._start_last_pass)
+            return True
         now = monotonic()
         if self._tail_deadline is None:
             # The rest of the crawl is done: the failing pages get this long, all of them together.
@@ -97,6 +109,15 @@ class HeldRequests:
             self._pass_at = at
             self._pass_timer = call_later(max(0.0, at - now), self._check_site)
         return True
+
+    def _scheduled(self, request: Request) -> None:
+        """A new page is queued: the rest of the crawl is not done; the failing pages' clock starts again when it is."""
+        if self._tail_deadline is None or is_retry(request):
+            return
+        self._tail_deadline = None
+        if self._pass_timer is not None and not self._checking:
+            self._pass_timer.cancel()
+            self._pass_timer = None
 
     def close(self) -> None:
         """The crawl closed: nothing more is released (a resumed crawl fetches them again)."""
@@ -127,7 +148,7 @@ class HeldRequests:
         engine = self.crawler.engine
         if not held or engine is None or engine.spider is None:
             return
-        if not engine.spider_is_idle():
+        if not engine.spider_is_idle() and not self.hurry:
             # A retry that answered brought new pages: the crawl is not done yet; the clock starts again.
             self._tail_deadline = None
             return
@@ -154,22 +175,21 @@ class HeldRequests:
         self._start_last_pass()
 
     def _start_last_pass(self) -> None:
-        waiting = [request for _, _, request in sorted(self._due)]
+        """Release every held request now: retries keep the tries they have left, the rest is the last pass."""
+        self._pass_timer = None
+        self.hurry = True
+        retries = [request for _, _, request in sorted(self._due)]
         self._due.clear()
         self._arm()
-        requests, self._last_pass = self._last_pass, []
-        for request in waiting:
-            # A retry still waiting: its back-off is cut short, and this try is its last.
-            again = request.replace(dont_filter=True)
-            again.meta[meta.LAST_PASS] = True
-            requests.append(again)
+        last, self._last_pass = self._last_pass, []
         self._tail_deadline = None
-        if not requests:
-            return
-        logger.info("Last pass: %d page(s) still failing are tried once more", len(requests))
-        assert self.crawler.stats is not None
-        self.crawler.stats.inc_value(keys.RETRY_LAST_PASS, len(requests))
-        for request in requests:
+        if last:
+            logger.info("Last pass: %d page(s) that failed every retry are tried once more", len(last))
+            assert self.crawler.stats is not None
+            self.crawler.stats.inc_value(keys.RETRY_LAST_PASS, len(last))
+        if retries:
+            logger.info("%d retry(ies) go now, without waiting out their back-off", len(retries))
+        for request in (*retries, *last):
             self._crawl(request)
 
     def _crawl(self, request: Request) -> None:
