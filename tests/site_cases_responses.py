@@ -237,4 +237,19 @@ def add_lastmod(b: SiteBuilder) -> list[str]:
         headers=[("Date", "Mon, 01 Jan 2024 00:00:00 GMT")],
         expect=Listed(None),
     )
-    return [*cases, "/lm-date-only"]
+    # Later than the response's Date, which RFC 9110 section 8.8.2.1 says an origin never sends:
+    # a clock ahead, or a CMS's bug. The second is in the past but a day after its own Date.
+    b.page(
+        "/lm-future",
+        html_page("Last-Modified in 2100"),
+        last_modified="Fri, 01 Jan 2100 00:00:00 GMT",
+        expect=Listed(None),
+    )
+    b.page(
+        "/lm-after-date",
+        html_page("Last-Modified after Date"),
+        last_modified="Tue, 02 Jan 2024 00:00:00 GMT",
+        headers=[("Date", "Mon, 01 Jan 2024 00:00:00 GMT")],
+        expect=Listed(None),
+    )
+    return [*cases, "/lm-date-only", "/lm-future", "/lm-after-date"]

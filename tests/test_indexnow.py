@@ -248,7 +248,7 @@ def test_crawled_twice(case_site: RunningSite, endpoint: IndexNowEndpoint, tmp_p
     routes[_target(case_site, dated)] = replace(
         route,
         body=_edited(route.body),
-        headers=tuple((n, "Tue, 02 Jan 2035 03:04:05 GMT" if n == "Last-Modified" else v) for n, v in route.headers),
+        headers=tuple((n, "Tue, 02 Jan 2024 03:04:05 GMT" if n == "Last-Modified" else v) for n, v in route.headers),
     )
     noindex = routes[_target(case_site, gone)]
     routes[_target(case_site, gone)] = replace(

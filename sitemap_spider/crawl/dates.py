@@ -1,8 +1,8 @@
 """HTTP and page dates in, W3C Datetime out: the page's true last modification or nothing.
 
 The lastmod of a page, in this order of evidence (:func:`choose_lastmod`): its
-``Last-Modified`` header unless that is the response's own time or moves while the
-content does not; the date its metadata gives, if plausible; its content history
+``Last-Modified`` header unless that is the response's own time or later, or moves while
+the content does not; the date its metadata gives, if plausible; its content history
 (an unchanged fingerprint keeps the lastmod in force, a changed one is dated at this
 fetch); otherwise none. Never the crawl time for a page with no evidence.
 """
@@ -166,13 +166,16 @@ class Evidence:
 
 
 def header_date(evidence: Evidence, prior: Prior | None) -> str | None:
-    """The Last-Modified header as a lastmod, unless it is the response's time or moves with no change."""
+    """The Last-Modified header as a lastmod, unless it is the response's time or later, or moves alone."""
     moment = parse_http_date(evidence.last_modified)
     if moment is None:
         return None
-    if abs(moment - evidence.response_time) <= RESPONSE_TIME_SLACK:
-        # Stamped "now": it says nothing about the content. (A date further ahead is the
-        # server's claim, as before the history: Last-Modified has always been believed.)
+    if moment >= evidence.response_time - RESPONSE_TIME_SLACK:
+        # Within the slack of the response's time it was stamped "now" and says nothing about
+        # the content. Later than that, it is a clock ahead or a CMS's bug: RFC 9110 section
+        # 8.8.2.1 has an origin never send a Last-Modified after its Date, and metadata after
+        # the response is refused too. The slack also covers Date and Last-Modified being read
+        # from the clock at different moments and rounded to whole seconds.
         return None
     if (
         prior is not None

@@ -13,27 +13,53 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from typing import Any
 
-# Elements whose whole subtree is not content (or not text: forms' fields hold tokens).
+# Elements whose whole subtree is not content, or not text: form fields hold tokens in
+# their values. A <form> itself is content: MediaWiki's page history is a list inside its
+# compare form, and ASP.NET WebForms wrap the whole page in one.
 _SKIPPED_TAGS = frozenset({
-    "script", "style", "noscript", "template", "nav", "header", "footer", "aside",
-    "form", "input", "button", "select", "textarea", "iframe", "svg", "canvas", "dialog",
+    "script", "style", "noscript", "template", "nav", "footer", "aside",
+    "input", "button", "select", "textarea", "iframe", "svg", "canvas", "dialog",
 })  # fmt: skip
+# The page's banner; inside an <article>, <section> or <main> a <header> holds the item's
+# title (a Drupal views row, a WordPress archive entry), and titles are content.
+_BANNER_TAG = "header"
+_SECTIONING_TAGS = frozenset({"article", "section", "main"})
 _SKIPPED_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "dialog"})
-# Class or id words of boxes that change per request or per day without the page changing.
-_NOISE_NAMES = re.compile(
-    r"(?:^|[\s_-])(?:related|recommend\w*|sidebar|widget|share|social|cookie\w*|advert\w*|ads?|promo|"
-    r"breadcrumbs?|csrf|nonce|token|timestamp|generated)(?:$|[\s_-])",
-    re.IGNORECASE,
-)
-# Text that stamps the response rather than the content: "generated at ...", clock times.
+# Words that name a box changing per request or per day without the page changing, when
+# they are the first part of a class or id ("widget_recent_entries", "related-posts",
+# "relatedPosts", "csrf-token", "sidebar-first").
+_NOISE_HEADS = frozenset({
+    "related", "recommended", "recommendations", "sidebar", "sidebars", "widget", "widgets",
+    "share", "sharing", "social", "cookie", "cookies", "advert", "adverts", "advertisement",
+    "advertising", "ad", "ads", "promo", "breadcrumb", "breadcrumbs", "csrf", "nonce", "captcha",
+    "timestamp",
+})  # fmt: skip
+# At the end of a class, only the words that name a whole box ("left-sidebar", "yarpp-related"):
+# "elementor-widget" and jQuery UI's "ui-widget" are components that hold the content, and
+# MediaWiki's "mw-category-generated" is a category's member list.
+_NOISE_TAILS = frozenset({
+    "sidebar", "sidebars", "related", "breadcrumb", "breadcrumbs", "ads", "advertisement",
+})  # fmt: skip
+# A first part that makes the class a property of the element, not its kind: WordPress's
+# post classes tag-<slug> and category-<slug> ("tag-social-media"), and wrappers' has-sidebar.
+_LABEL_HEADS = frozenset({
+    "tag", "tags", "category", "categories", "cat", "term", "taxonomy", "topic", "format", "type",
+    "status", "has", "no", "with", "without", "is",
+})  # fmt: skip
+_NAME_PARTS = re.compile(r"[-_]+|(?<=[a-z])(?=[A-Z])")
+# Text that stamps the response rather than the content: "generated at 10:11:12", "rendered
+# in 0.02 s". Only with a number in the sentence (a time, a date, a duration): "How this
+# blog is built" is a title, and a title that changes is a change.
 _STAMP_SENTENCE = re.compile(
-    r"\b(?:generated|rendered|served|built|cached|page\s+(?:created|loaded))\b(?:[^.\n]|\.(?=\S))*",
+    r"\b(?:generated|rendered|served|built|cached|page\s+(?:created|loaded))\b"
+    r"(?=(?:[^.\n]|\.(?=\S))*\d)(?:[^.\n]|\.(?=\S))*",
     re.IGNORECASE,
 )
 #: Changes whenever the same page would give another fingerprint (see same_content).
-VERSION = "v1:"
+VERSION = "v2:"
 _STAMP_WORDS = ("generated", "rendered", "served", "built", "cached", "page")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s*(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT))?")
 
@@ -44,7 +70,8 @@ def content_fingerprint(root: Any) -> str:
     ``root`` is ``response.selector.root``: the crawl parses each page once.
     """
     parts: list[str] = []
-    _collect(_main(root), parts)
+    main = _main(root)
+    _collect(main, parts, sectioned=_is_sectioning(main))
     # One pass of the patterns over the whole text, not one per text node (5x faster);
     # the newlines between nodes end a stamp's sentence at its element.
     text = "\n".join(parts)
@@ -80,23 +107,44 @@ def _main(root: Any) -> Any:
     return next(root.iter("body"), root)
 
 
-def _is_noise(element: Any) -> bool:
+def _is_sectioning(element: Any) -> bool:
+    return element.tag in _SECTIONING_TAGS or element.get("role") == "main"
+
+
+@lru_cache(maxsize=4096)
+def is_noise_name(names: str) -> bool:
+    """Whether a class attribute or id names a box that is not content (see the word sets above).
+
+    Whole tokens are read part by part, never as substrings: "tag-share" is a WordPress
+    post tagged "share", "no-sidebars" a page without one.
+    """
+    for token in names.split():
+        parts = [part.lower() for part in _NAME_PARTS.split(token) if part]
+        if not parts:
+            continue
+        if parts[0] in _NOISE_HEADS:
+            return True
+        if len(parts) > 1 and parts[0] not in _LABEL_HEADS and parts[-1] in _NOISE_TAILS:
+            return True
+    return False
+
+
+def _is_noise(element: Any, sectioned: bool) -> bool:
     tag = element.tag
     if not isinstance(tag, str):
         return True  # comments and processing instructions
-    if tag in _SKIPPED_TAGS or element.get("hidden") is not None:
+    if tag in _SKIPPED_TAGS or (tag == _BANNER_TAG and not sectioned) or element.get("hidden") is not None:
         return True
     role = element.get("role")
     if role is not None and role.lower() in _SKIPPED_ROLES:
         return True
+    # Class and id apart: is_noise_name's cache then sees each site's few class strings.
     names = element.get("class")
     ident = element.get("id")
-    if ident is not None:
-        names = f"{names} {ident}" if names else ident
-    return names is not None and _NOISE_NAMES.search(names) is not None
+    return (names is not None and is_noise_name(names)) or (ident is not None and is_noise_name(ident))
 
 
-def _collect(element: Any, parts: list[str]) -> None:
+def _collect(element: Any, parts: list[str], sectioned: bool) -> None:
     """An element's text and image sources, in document order (the element itself is content)."""
     if element.tag == "img":
         src = element.get("src")
@@ -105,7 +153,8 @@ def _collect(element: Any, parts: list[str]) -> None:
     if element.text:
         parts.append(element.text)
     for child in element:
-        if not _is_noise(child):
-            _collect(child, parts)
+        inner = sectioned or _is_sectioning(child)
+        if not _is_noise(child, inner):
+            _collect(child, parts, inner)
         if child.tail:
             parts.append(child.tail)  # the text after a skipped element is content
