@@ -261,25 +261,37 @@ def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_
 
 
 @pytest.mark.parametrize("autothrottle", ["True", "False"])
-def test_429_without_retry_after_backs_off_exponentially(autothrottle: str, tmp_path: Path) -> None:
+def test_429s_of_several_pages_back_the_site_off_exponentially(autothrottle: str, tmp_path: Path) -> None:
     too_many = Route(status=429, headers=(("Content-Type", HTML),), body=b"slow down")
+    limited = ["/l1", "/l2", "/l3"]
     routes = {
         "/robots.txt": robots("User-agent: *\nDisallow: /private/\n"),
-        "/": page("Home", "/limited"),
+        "/": page("Home", *limited, "/after"),
+        "/after": page("After"),
     }
-    with TimedServer(routes, [("/limited", in_turn(too_many, too_many, page("Limited")))]) as server:
-        # The default first pause, which the fixture crawls' QUICK_RETRIES shorten, and time for
-        # the retries once the rest of the crawl is done (QUICK_RETRIES gives them 1 s).
+    dynamic = [(path, in_turn(too_many, page(path))) for path in limited]
+    with TimedServer(routes, dynamic) as server:
+        # One request at a time (a delay: without one Scrapy's slot may start two at once), the
+        # default first pause (the fixture crawls' QUICK_RETRIES shorten it), and time for the
+        # retries once the rest of the crawl is done.
         settings = {
             "AUTOTHROTTLE_ENABLED": autothrottle,
+            "CONCURRENT_REQUESTS_PER_DOMAIN": "1",
+            "DOWNLOAD_DELAY": "0.2",
+            "DOWNLOAD_DELAY_JITTER": "0",
             "SITEMAP_RETRY_DELAY": str(FIRST_BACKOFF),
             "SITEMAP_RETRY_LAST_PASS_DELAY": "20",
         }
         result = run_crawl(server.origin + "/", tmp_path, settings=settings)
-        assert listed_paths(result, server) == {"/", "/limited"}
-        first, second = gaps(server.arrivals("/limited"))
-    assert first >= FIRST_BACKOFF
-    assert second >= 2 * FIRST_BACKOFF
+        assert listed_paths(result, server) == {"/", *limited, "/after"}
+        order = server.target_order()
+        times = server.arrivals()
+    second, third = times[order.index("/l2")], times[order.index("/l3")]
+    following = times[order.index("/l3") + 1]
+    # A lone 429 is its page's own: the second one in a row slows the whole site down, and a
+    # third one sent after that pause doubles it.
+    assert third - second >= FIRST_BACKOFF, (third - second)
+    assert following - third >= 2 * FIRST_BACKOFF, (following - third)
     assert stat(result, "sitemap/backoff/429") == 2
 
 

@@ -13,7 +13,8 @@ A page's fault is not the site's trouble. The whole site is slowed down only whe
 the answers say the site, not a page, is struggling, as Google describes its
 crawler doing on 5xx and 429 answers:
 
-- a 429: the site says we ask too often;
+- 429s: the site says we ask too often (a second one among the recent answers; a lone
+  one may be one URL's limit, which its page's retry waits out);
 - most of the recent answers failing (:data:`WINDOW`, :data:`TROUBLE_FAULTS`): the
   first failure of each page counts, not a failing page's retries, which say nothing
   new about the site;
@@ -56,8 +57,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The answer that says "you ask too often": the site slows down at once.
+#: The answer that says "you ask too often": the site slows down once it is not a lone one.
 RATE_LIMIT_STATUSES = frozenset({429})
+#: 429s among the last WINDOW answers that slow the site down: a rate limiter refuses request after
+#: request, while a lone 429 (one URL's own limit, a proxy's hiccup) is its page's retry to wait out.
+RATE_LIMITED = 2
 #: Answers that ask to come back later; a page may give them for a while (retries.py waits them out).
 BACKOFF_STATUSES = frozenset({429, 503})
 #: Answers of a server or gateway that failed for now: a fault of the page, or of the site.
@@ -125,21 +129,29 @@ class _BackOff:
 class _Health:
     """The recent answers of one site: whether each failed, and the run of Retry-After answers."""
 
-    answers: deque[bool] = field(default_factory=lambda: deque(maxlen=WINDOW))  # True: a failure
+    answers: deque[str] = field(default_factory=lambda: deque(maxlen=WINDOW))  # "" good, else the cause
     asked_to_wait: int = 0
 
-    def note(self, failed: bool, retry_after: float | None) -> None:
-        self.answers.append(failed)
+    def note(self, cause: str, retry_after: float | None) -> None:
+        self.answers.append(cause)
         self.asked_to_wait = self.asked_to_wait + 1 if retry_after is not None else 0
 
     def in_trouble(self) -> bool:
-        """Whether the site, not a page, is failing: most recent answers fail, or each asks to wait."""
-        faults = sum(self.answers)
-        return (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers)) or self.asked_to_wait >= RETRY_AFTER_STREAK
+        """Whether the site, not a page, is failing: 429s, most recent answers failing, or each asking to wait."""
+        faults = sum(1 for cause in self.answers if cause)
+        limited = sum(1 for cause in self.answers if cause in _RATE_LIMIT_CAUSES)
+        return (
+            limited >= RATE_LIMITED
+            or (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers))
+            or self.asked_to_wait >= RETRY_AFTER_STREAK
+        )
 
     def clear(self) -> None:
         self.answers.clear()
         self.asked_to_wait = 0
+
+
+_RATE_LIMIT_CAUSES = frozenset(str(status) for status in RATE_LIMIT_STATUSES)
 
 
 def is_retry(request: Request) -> bool:
@@ -281,13 +293,9 @@ class Politeness:
     ) -> None:  # fmt: skip
         """A failed answer: slow the site down if it is the site's trouble, not the page's."""
         health = self.health.setdefault(key, _Health())
-        if cause in {str(status) for status in RATE_LIMIT_STATUSES}:
-            self._back_off(key, slot, url, cause, retry_after, header, now, sent)
-            health.clear()
-            return
         if is_retry(request):
             return  # the page failed before: its retries wait on their own back-off
-        health.note(True, retry_after)
+        health.note(cause, retry_after)
         state = self.backoffs.get(key)
         if (state is not None and sent >= state.since) or health.in_trouble():
             self._back_off(key, slot, url, cause, retry_after, header, now, sent)
@@ -351,7 +359,7 @@ class Politeness:
     def _recover(self, key: str, slot: Slot, sent: float) -> None:
         health = self.health.get(key)
         if health is not None:
-            health.note(False, None)
+            health.note("", None)
         state = self.backoffs.get(key)
         if state is None or sent < state.since:
             return
