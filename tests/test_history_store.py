@@ -1,4 +1,4 @@
-"""history/: records, the SQLite store's commit, the staging, and where the file lives."""
+"""history/: records, the SQLite store's commit and the staging (tests/test_history_location.py: where the file lives)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.history.record import PageRecord, pack_links, unpack_links
 from sitemap_spider.history.store import HistoryStore, Staging
 
@@ -67,34 +66,6 @@ def test_staging_keeps_the_last_record_of_a_url() -> None:
     staging.add(record("/b"))
     assert [(r.url, r.status) for r in staging.records()] == [(ORIGIN + "/a", 304), (ORIGIN + "/b", 200)]
     staging.close()
-
-
-@pytest.mark.parametrize("value", ["off", "OFF", "", "  ", "none", "false", "0"])
-def test_off_words_turn_the_history_off(value: str) -> None:
-    location = HistoryLocation.from_value(value)
-    assert not location.enabled and location.file_for(ORIGIN) is None
-
-
-def test_the_default_is_one_file_per_origin_in_the_data_directory(tmp_path: Path) -> None:
-    location = HistoryLocation.from_value(None)
-    one, two = location.file_for(ORIGIN), location.file_for("https://www.example.com")
-    assert one is not None and two is not None and one != two
-    assert one.parent == two.parent and one.parent.name == "sitemap-history" and one.is_absolute()
-    assert one.parent.parent.name == ".scrapy"
-    assert location.problem(ORIGIN, tmp_path / "out", scrapyd=False) is None
-    problem = location.problem(ORIGIN, tmp_path / "out", scrapyd=True)
-    assert problem is not None and "absolute" in problem
-
-
-def test_the_history_never_lives_in_the_output_directory(tmp_path: Path) -> None:
-    inside = HistoryLocation.from_value(str(tmp_path / "out" / "history.sqlite"))
-    assert "SITEMAP_OUTPUT_DIR" in (inside.problem(ORIGIN, tmp_path / "out", scrapyd=False) or "")
-    beside = HistoryLocation.from_value(str(tmp_path / "history.sqlite"))
-    assert beside.problem(ORIGIN, tmp_path / "out", scrapyd=True) is None
-    relative = HistoryLocation.from_value("history.sqlite")
-    assert relative.path is not None and relative.path.is_absolute()
-    assert relative.problem(ORIGIN, tmp_path / "out", scrapyd=False) is None
-    assert "absolute" in (relative.problem(ORIGIN, tmp_path / "out", scrapyd=True) or "")
 
 
 def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> None:
