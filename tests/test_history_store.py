@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,40 @@ def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> 
     packed = pack_links([ORIGIN + "/a", "https://www.example.com/b", "https://www.example.com"], ORIGIN,
                         "https://www.example.com")
     assert unpack_links(packed, ORIGIN) == [ORIGIN + "/a", ORIGIN + "/b"]
+
+
+# Reads the history and exits without closing it, as a forced stop (a second Ctrl-C) does: the
+# store is still referenced at exit (here from a daemon thread, in a crawl from the stopped
+# engine), so no garbage collection closes it either.
+_READER_THAT_FORGETS_TO_CLOSE = """
+import sys, threading
+from pathlib import Path
+from sitemap_spider.history.store import HistoryStore
+reader = HistoryStore(Path(sys.argv[1]))
+assert reader.get(sys.argv[2]) is not None
+holder = threading.Thread(target=lambda held: threading.Event().wait(), args=(reader,), daemon=True)
+holder.start()
+"""
+
+
+def test_a_process_that_exits_without_closing_leaves_nothing_beside_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    store = HistoryStore(path)
+    store.commit([record("/a")], ORIGIN)
+    store.close()
+    before = path.read_bytes()
+    subprocess.run([sys.executable, "-c", _READER_THAT_FORGETS_TO_CLOSE, str(path), ORIGIN + "/a"],
+                   check=True, cwd=Path(__file__).parent.parent)  # fmt: skip
+    assert [p.name for p in tmp_path.iterdir()] == ["history.sqlite"]
+    assert path.read_bytes() == before
+
+
+def test_reading_a_history_that_does_not_exist_makes_no_file(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "h" / "history.sqlite")
+    assert store.get(ORIGIN + "/a") is None and list(store.records()) == [] and len(store) == 0
+    store.close()
+    assert list(tmp_path.iterdir()) == []
+    # The first publish makes it.
+    store.commit([record("/a")], ORIGIN)
+    assert store.get(ORIGIN + "/a") is not None and len(store) == 1
+    store.close()
