@@ -1,10 +1,14 @@
-"""report/files.py: a report is whole or absent; the report's spool has no name.
+"""report/files.py: a report is whole or absent, and what a killed writer left is removed.
 
-A stopped crawl's files are tested end to end in tests/test_sigterm.py.
+The crawl's own files (the report's spool, a killed crawl's litter) are tested end to end in
+tests/test_sigterm.py.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +16,7 @@ from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
 from sitemap_spider.crawl.report import CrawlReport
-from sitemap_spider.report.files import replacing
+from sitemap_spider.report.files import remove_stale, replacing, stale_partial
 
 
 def test_a_report_appears_whole_and_leaves_no_partial_file(tmp_path: Path) -> None:
@@ -37,8 +41,29 @@ def test_a_report_that_fails_half_way_leaves_the_previous_one_and_nothing_else(t
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
-def test_the_exclusion_spool_has_no_name(tmp_path: Path) -> None:
+def test_only_our_own_names_older_than_the_run_are_removed(tmp_path: Path) -> None:
     path = tmp_path / "report.json"
+    stale, fresh = tmp_path / ".report.json.partial", tmp_path / ".other.json.partial"
+    for name in (stale, fresh, tmp_path / "report.json.partial", tmp_path / ".report.json.partial.keep"):
+        name.write_text("{")
+    os.utime(stale, (time.time() - 60, time.time() - 60))
+    os.utime(fresh, (time.time() - 60, time.time() - 60))
+    started = time.time() - 10
+    assert remove_stale(tmp_path, stale_partial(path), started) == [stale]
+    # Written since the run started: another crawl writing the same report right now.
+    (tmp_path / ".report.json.partial").write_text("{")
+    assert remove_stale(tmp_path, stale_partial(path), started) == []
+    assert remove_stale(tmp_path / "missing", re.compile(".*"), started) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".other.json.partial", ".report.json.partial", ".report.json.partial.keep", "report.json.partial",
+    ]  # fmt: skip
+
+
+def test_the_exclusion_spool_has_no_name_and_an_old_named_one_is_removed(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    old_spool = tmp_path / ".report.json.k2x_9qzr.jl"  # what earlier releases' killed crawls left
+    old_spool.write_text("")
+    os.utime(old_spool, (time.time() - 60, time.time() - 60))
     report = CrawlReport(MemoryStatsCollector(get_crawler()), path)
     report.exclude("https://example.com/a", "robots")
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.history.store import HistoryStore
-from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_site
+from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.site_server import SiteServer
 from tests.site_spec import Route, SiteRequest
@@ -171,6 +171,41 @@ def test_a_stopped_crawl_with_jobdir_resumes_to_the_whole_set(
     fetches = page_fetches(site)
     print(f"\n{signal.Signals(signum).name} x{times} with JOBDIR: "
           f"{sum(n - 1 for n in fetches.values() if n > 1)} pages fetched twice")
+
+
+def test_after_a_sigkill_the_next_crawl_removes_what_the_killed_one_left(site: RunningSite, tmp_path: Path) -> None:
+    """Nothing cleans up after a SIGKILL: the next crawl removes temporary files and folders of our own
+    naming that no running crawl owns (staging, the queue, a partial report, an earlier release's
+    spool), and says so; other files stay."""
+    output = tmp_path / "sitemaps"
+    publish_earlier_set(site, output)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    args = crawl_command(site.start_url, tmp_path, settings={"SITEMAP_WORKERS": "1"})
+    process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        wait_for_fetches(site, PAGES // 3, process)
+    finally:
+        process.kill()
+        process.wait()
+    left = sorted(p.name for p in output.iterdir() if p.name.startswith(".sitemap-staging-"))
+    assert left, "the killed crawl left no staging directory: the test tests nothing"
+    assert list(temp.glob("sitemap-queue-*")), "the killed crawl left no queue: the test tests nothing"
+    # What a kill while the report was written, and an earlier release's killed crawl, leave.
+    planted = [tmp_path / ".report.json.partial", tmp_path / ".report.json.k2x_9qzr.jl"]
+    foreign = [tmp_path / ".report.json.notes", tmp_path / ".other.json.partial", temp / "sitemap-queue-keep"]
+    for path in planted + foreign[:2]:
+        path.write_text("{")
+    foreign[2].mkdir()
+    result = run_crawl(site.start_url, tmp_path, settings={"SITEMAP_WORKERS": "1"}, env=env, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert not [p.name for p in output.iterdir() if p.name.startswith(".")], result.describe()
+    assert [p.name for p in temp.iterdir()] == ["sitemap-queue-keep"]
+    assert not [p for p in planted if p.exists()] and all(p.exists() for p in foreign)
+    assert result.stderr.count("left by a crawl that was killed") == len(planted), result.describe()
+    assert "the queue of a crawl that no longer runs" in result.stderr
+    assert f"{output / left[0]}, left by a process that no longer runs" in result.stderr
 
 
 @TERMS

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -19,7 +21,7 @@ from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.report import FINDING_FIELDS, write_html
-from sitemap_spider.report.files import replacing
+from sitemap_spider.report.files import remove_stale, replacing, stale_partial
 from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
@@ -106,6 +108,8 @@ class CrawlReport:
         self.listed = facts.ListedFacts()
         self._problems: IO[str] | None = None  # rows of not_written, spooled once there is one
         self._unchecked_hosts: set[str] = set()
+        if path is not None:
+            _remove_litter(path)
         if path is not None and store is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             # Unnamed (unlinked at once): nothing is left beside the report however the crawl
@@ -274,6 +278,14 @@ class CrawlReport:
         if self._problems is not None:
             self._problems.close()
             self._problems = None
+
+
+def _remove_litter(path: Path) -> None:
+    """Remove what a killed crawl left beside the report ``path``: its partial report, and the named
+    spool of releases that spooled exclusions to ``.<report>.<8 random characters>.jl``."""
+    started = time.time()
+    remove_stale(path.parent, stale_partial(path), started)
+    remove_stale(path.parent, re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.jl"), started)
 
 
 def _write_changed_urls(out: IO[str], changes: SetChanges) -> None:
