@@ -132,8 +132,9 @@ SITEMAP_INDEXNOW_KEY: str | None = None
 SITEMAP_INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
 # --- Crawl history (history/) ------------------------------------------------
 # The SQLite file of what the last published crawl saw (dates changes, asks for 304s,
-# keeps failing pages listed); None: .scrapy/sitemap-history/<origin>.sqlite in the
-# project's data directory; "off" or "": no history. Never inside SITEMAP_OUTPUT_DIR.
+# keeps failing pages listed); None: sitemap-history/<origin>.sqlite in the user's data
+# directory (platformdirs: ~/.local/share/sitemap_spider on Linux), the same file wherever
+# the crawl is started; "off" or "": no history. Never inside SITEMAP_OUTPUT_DIR.
 SITEMAP_HISTORY: str | None = None
 # A page of the last set that fails (timeout, connection error, 5xx, 429) stays listed
 # with its previous entry for this many days since it was last fetched well.

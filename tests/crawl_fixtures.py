@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,11 +65,12 @@ def crawl_command(
     start_url: str,
     tmp_path: Path,
     *extra_args: str,
-    settings: dict[str, str] | None = None,
+    settings: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """The ``scrapy crawl sitemap`` command line run_crawl runs (for tests that drive it themselves).
 
-    ``start_url=""`` leaves out ``-a url`` entirely.
+    ``start_url=""`` leaves out ``-a url`` entirely; a setting given as None is left out, so
+    that the product's default applies (``SITEMAP_HISTORY``, which is given otherwise).
     """
     args = [sys.executable, "-m", "scrapy", "crawl", "sitemap"]
     if start_url:
@@ -80,12 +81,13 @@ def crawl_command(
         "-s", "LOG_LEVEL=INFO",
         "-s", "REMOTE_CONTROL_ENABLED=False",
         "-s", "TELNETCONSOLE_ENABLED=False",
-        # The crawl history beside the output, not in the project's .scrapy, where a later
-        # test's site on a reused port would find it; two runs in one tmp_path share it.
-        "-s", f"SITEMAP_HISTORY={tmp_path / 'history.sqlite'}",
     ]  # fmt: skip
-    for name, value in {**QUICK_RETRIES, **(settings or {})}.items():
-        args += ["-s", f"{name}={value}"]
+    # The crawl history beside the output: two runs in one tmp_path share it, and crawls of
+    # one test in different folders do not (the default, per user, is per test: private_data_home).
+    given = {"SITEMAP_HISTORY": str(tmp_path / "history.sqlite"), **QUICK_RETRIES, **(settings or {})}
+    for name, value in given.items():
+        if value is not None:
+            args += ["-s", f"{name}={value}"]
     return [*args, *extra_args]
 
 
@@ -93,11 +95,12 @@ def run_crawl(
     start_url: str,
     tmp_path: Path,
     *extra_args: str,
-    settings: dict[str, str] | None = None,
+    settings: Mapping[str, str | None] | None = None,
     timeout: float = 120,
     env: dict[str, str] | None = None,
+    cwd: Path = REPO_ROOT,
 ) -> CrawlResult:
-    """Run the real ``scrapy crawl sitemap -a url=START_URL`` from the project root.
+    """Run the real ``scrapy crawl sitemap -a url=START_URL`` from the project root (or ``cwd``).
 
     Output goes to ``tmp_path/sitemaps`` and the report to ``tmp_path/report.json``;
     calling twice with one ``tmp_path`` publishes into the same directory, as a
@@ -112,7 +115,7 @@ def run_crawl(
         proc = subprocess.run(
             args,
             check=False,
-            cwd=REPO_ROOT,
+            cwd=cwd,
             env=dict(os.environ) if env is None else env,
             capture_output=True,
             text=True,
@@ -165,6 +168,19 @@ def serve_site(build: Callable[[str, str], SiteSpec]) -> Iterator[RunningSite]:
         spec = build(server.origin, decoy.origin)
         server.serve(spec)
         yield RunningSite(spec=spec, server=server, decoy=decoy)
+
+
+@pytest.fixture(autouse=True)
+def private_data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """XDG_DATA_HOME of this test and of every crawl it starts: a folder of its own.
+
+    The default crawl history lives in the user's data directory (platformdirs honours
+    XDG_DATA_HOME on Linux): without this, tests would write into the real home, and a
+    test's site on a reused port would find an earlier test's history.
+    """
+    home = tmp_path_factory.mktemp("data-home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ commits the history once it publishes.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_spider.history.location import file_name
 from sitemap_spider.history.store import HistoryStore
 from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
 from tests.dynamic_site import DynamicSite
@@ -137,6 +139,45 @@ def test_a_bad_history_place_fails_at_start_up(tmp_path: Path, value: str, probl
     result = run_crawl("http://127.0.0.1:9/", tmp_path, settings={"SITEMAP_HISTORY": setting})
     assert result.returncode != 0
     assert "SITEMAP_HISTORY" in result.stderr and problem in result.stderr, result.describe()
+
+
+def _not_modified(result: CrawlResult) -> int:
+    assert result.returncode == 0, result.describe()
+    assert result.report is not None
+    return int(result.report["stats"].get("sitemap/history/not_modified", 0))
+
+
+def test_a_history_at_the_old_default_place_is_moved_and_used(tmp_path: Path, private_data_home: Path) -> None:
+    """Earlier releases kept the default history in the project's .scrapy, relative to where the crawl
+    started: the first crawl after the upgrade moves it to the user's data directory and revalidates
+    with it, and so does a crawl started elsewhere afterwards (as cron, with the settings module named)."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "scrapy.cfg").write_text((REPO_ROOT / "scrapy.cfg").read_text())
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("SCRAPY_SETTINGS_MODULE", None)
+    site = DynamicSite(60)
+    with SiteServer() as server:
+        site.serve(server)
+        start = server.origin + "/"
+        old = project / ".scrapy" / "sitemap-history" / file_name(server.origin)
+        new = private_data_home / "sitemap_spider" / "sitemap-history" / file_name(server.origin)
+        # What an earlier release's default left: a history at the old default place.
+        earlier = run_crawl(start, tmp_path, "-a", "render=never", settings={**SETTINGS, "SITEMAP_HISTORY": str(old)},
+                            cwd=project, env=env)
+        assert _not_modified(earlier) == 0 and old.is_file()
+        upgraded = run_crawl(start, tmp_path, "-a", "render=never", settings={**SETTINGS, "SITEMAP_HISTORY": None},
+                             cwd=project, env=env)
+        assert _not_modified(upgraded) > 0, upgraded.describe()
+        assert upgraded.stderr.count("Crawl history moved from") == 1, upgraded.describe()
+        assert f"{old}" in upgraded.stderr and f"{new}" in upgraded.stderr
+        assert new.is_file() and not old.exists()
+        cron = run_crawl(start, tmp_path, "-a", "render=never", settings={**SETTINGS, "SITEMAP_HISTORY": None},
+                         cwd=elsewhere, env={**env, "SCRAPY_SETTINGS_MODULE": "sitemap_spider.settings"})
+        assert _not_modified(cron) > 0, cron.describe()
+        assert "Crawl history moved" not in cron.stderr
+    assert not list(elsewhere.iterdir()), "the crawl started elsewhere wrote where it was started"
 
 
 def test_a_redirect_drops_the_validators_of_the_redirecting_url(tmp_path: Path) -> None:

@@ -1,14 +1,15 @@
-"""history/: records, the SQLite store's commit, the staging, and where the file lives."""
+"""history/: records, the SQLite store's commit and the staging (tests/test_history_location.py: where the file lives)."""
 
 from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.history.record import PageRecord, pack_links, unpack_links
 from sitemap_spider.history.store import HistoryStore, Staging
 
@@ -69,35 +70,44 @@ def test_staging_keeps_the_last_record_of_a_url() -> None:
     staging.close()
 
 
-@pytest.mark.parametrize("value", ["off", "OFF", "", "  ", "none", "false", "0"])
-def test_off_words_turn_the_history_off(value: str) -> None:
-    location = HistoryLocation.from_value(value)
-    assert not location.enabled and location.file_for(ORIGIN) is None
-
-
-def test_the_default_is_one_file_per_origin_in_the_data_directory(tmp_path: Path) -> None:
-    location = HistoryLocation.from_value(None)
-    one, two = location.file_for(ORIGIN), location.file_for("https://www.example.com")
-    assert one is not None and two is not None and one != two
-    assert one.parent == two.parent and one.parent.name == "sitemap-history" and one.is_absolute()
-    assert one.parent.parent.name == ".scrapy"
-    assert location.problem(ORIGIN, tmp_path / "out", scrapyd=False) is None
-    problem = location.problem(ORIGIN, tmp_path / "out", scrapyd=True)
-    assert problem is not None and "absolute" in problem
-
-
-def test_the_history_never_lives_in_the_output_directory(tmp_path: Path) -> None:
-    inside = HistoryLocation.from_value(str(tmp_path / "out" / "history.sqlite"))
-    assert "SITEMAP_OUTPUT_DIR" in (inside.problem(ORIGIN, tmp_path / "out", scrapyd=False) or "")
-    beside = HistoryLocation.from_value(str(tmp_path / "history.sqlite"))
-    assert beside.problem(ORIGIN, tmp_path / "out", scrapyd=True) is None
-    relative = HistoryLocation.from_value("history.sqlite")
-    assert relative.path is not None and relative.path.is_absolute()
-    assert relative.problem(ORIGIN, tmp_path / "out", scrapyd=False) is None
-    assert "absolute" in (relative.problem(ORIGIN, tmp_path / "out", scrapyd=True) or "")
-
-
 def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> None:
     packed = pack_links([ORIGIN + "/a", "https://www.example.com/b", "https://www.example.com"], ORIGIN,
                         "https://www.example.com")
     assert unpack_links(packed, ORIGIN) == [ORIGIN + "/a", ORIGIN + "/b"]
+
+
+# Reads the history and exits without closing it, as a forced stop (a second Ctrl-C) does: the
+# store is still referenced at exit (here from a daemon thread, in a crawl from the stopped
+# engine), so no garbage collection closes it either.
+_READER_THAT_FORGETS_TO_CLOSE = """
+import sys, threading
+from pathlib import Path
+from sitemap_spider.history.store import HistoryStore
+reader = HistoryStore(Path(sys.argv[1]))
+assert reader.get(sys.argv[2]) is not None
+holder = threading.Thread(target=lambda held: threading.Event().wait(), args=(reader,), daemon=True)
+holder.start()
+"""
+
+
+def test_a_process_that_exits_without_closing_leaves_nothing_beside_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    store = HistoryStore(path)
+    store.commit([record("/a")], ORIGIN)
+    store.close()
+    before = path.read_bytes()
+    subprocess.run([sys.executable, "-c", _READER_THAT_FORGETS_TO_CLOSE, str(path), ORIGIN + "/a"],
+                   check=True, cwd=Path(__file__).parent.parent)  # fmt: skip
+    assert [p.name for p in tmp_path.iterdir()] == ["history.sqlite"]
+    assert path.read_bytes() == before
+
+
+def test_reading_a_history_that_does_not_exist_makes_no_file(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "h" / "history.sqlite")
+    assert store.get(ORIGIN + "/a") is None and list(store.records()) == [] and len(store) == 0
+    store.close()
+    assert list(tmp_path.iterdir()) == []
+    # The first publish makes it.
+    store.commit([record("/a")], ORIGIN)
+    assert store.get(ORIGIN + "/a") is not None and len(store) == 1
+    store.close()

@@ -28,8 +28,11 @@ from typing import Any, Final
 
 import pytest
 
+from sitemap_spider.history.location import file_name
 from tests.crawl_fixtures import QUICK_RETRIES, REPO_ROOT, CrawlResult, RunningSite, run_crawl, serve_site
+from tests.dynamic_site import DynamicSite
 from tests.site_cases import build_case_site
+from tests.site_server import SiteServer
 from tests.sitemap_check import read_sitemap_set
 
 PROJECT: Final = "sitemap_spider"
@@ -94,6 +97,11 @@ class Scrapyd:
     directory: Path  # its working directory: where a relative path of a job lands
     log_path: Path  # the daemon's own log (its stdout and stderr)
     process: subprocess.Popen[bytes]
+
+    @property
+    def data_home(self) -> Path:
+        """XDG_DATA_HOME of the daemon and its jobs: the data directory of "the Scrapyd user"."""
+        return self.directory / "data-home"
 
     def get(self, endpoint: str, **params: str) -> dict[str, Any]:
         query = f"?{urllib.parse.urlencode(params)}" if params else ""
@@ -217,7 +225,9 @@ def start_scrapyd(directory: Path) -> Scrapyd:
                 [sys.executable, "-m", "scrapyd"],
                 cwd=directory,
                 # Unbuffered: the tests read how jobs ended from this log while Scrapyd runs.
-                env=clean_env(PYTHONUNBUFFERED="1"),
+                # A data directory of its own: the jobs' default crawl history goes there, not
+                # into the home of the user running the tests.
+                env=clean_env(PYTHONUNBUFFERED="1", XDG_DATA_HOME=str(directory / "data-home")),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -539,3 +549,55 @@ def test_relative_output_dir_is_refused_under_scrapyd(scrapyd: Scrapyd, jobs: Jo
     assert not published, f"published in Scrapyd's working directory: {published}"
     assert "SITEMAP_OUTPUT_DIR" in log, tail(log)
     assert scrapyd.job_exit_status(jobs.relative_output) == "2", tail(scrapyd.daemon_log())
+
+
+# ---------------------------------------------------------------------------
+# The README's schedule.json, as it stands, run twice
+# ---------------------------------------------------------------------------
+
+
+def readme_schedule_fields() -> list[tuple[str, str]]:
+    """The ``-d`` fields of the README's schedule.json example ("Deploy to Scrapyd")."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"curl http://localhost:6800/schedule\.json(.*?)\n\n", readme, re.DOTALL)
+    assert example, "no schedule.json example in the README"
+    pairs = re.findall(r"-d (\S+?)=(\S+)", example.group(1))
+    return [(name, value) for name, value in pairs]
+
+
+def job_stat(log: str, key: str) -> int | None:
+    """The last value of a stat in a job's log (Scrapy dumps its stats when the crawl closes)."""
+    found = re.findall(rf"'{re.escape(key)}': (\d+)", log)
+    return int(found[-1]) if found else None
+
+
+def test_the_readme_schedule_publishes_and_the_next_run_gets_304s(
+    scrapyd: Scrapyd, deployment: dict[str, Any], tmp_path: Path
+) -> None:
+    """Exactly the README's fields, url and an absolute SITEMAP_OUTPUT_DIR: the default crawl history
+    (the Scrapyd user's data directory) is taken, and the second run revalidates with it."""
+    assert deployment["status"] == "ok", deployment
+    fields = readme_schedule_fields()
+    assert [name for name, _ in fields] == ["project", "spider", "url", "setting"], fields
+    assert fields[3][1].startswith("SITEMAP_OUTPUT_DIR=/"), fields
+    output = tmp_path / "sitemaps"
+    site = DynamicSite(30)
+    logs = []
+    with SiteServer() as server:
+        site.serve(server)
+        for _run in range(2):
+            job_id = scrapyd.schedule(url=server.origin + "/", setting=f"SITEMAP_OUTPUT_DIR={output}")
+            log = scrapyd.job_log(scrapyd.wait_for_job(job_id))
+            assert scrapyd.job_exit_status(job_id) == "0", f"{tail(log)}\n{scrapyd.job_stderr(job_id)}"
+            assert "Sitemap published" in log, tail(log)
+            logs.append(log)
+        origin = server.origin
+    assert len(read_sitemap_set(output, origin + "/")) > 30
+    assert not job_stat(logs[0], "sitemap/history/not_modified")
+    assert (job_stat(logs[1], "sitemap/history/not_modified") or 0) > 0, tail(logs[1])
+    assert site.statuses.get("etag 304", 0) > 0
+    history = scrapyd.data_home / "sitemap_spider" / "sitemap-history" / file_name(origin)
+    assert history.is_file(), sorted(str(p) for p in scrapyd.data_home.rglob("*"))
+    in_job_directory = [str(p.relative_to(scrapyd.directory)) for p in scrapyd.directory.rglob("*.sqlite")
+                        if not p.is_relative_to(scrapyd.data_home) and "dbs" not in p.parts]
+    assert not in_job_directory, in_job_directory

@@ -8,13 +8,13 @@ When the crawl ran, its own report carries the findings (``CollectingMode.write_
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sitemap_spider.crawl.report_facts import audit_row
 from sitemap_spider.report import HtmlReport, findings_table, write_html
+from sitemap_spider.report.files import replacing
 
 #: Why such a report has no crawl in it.
 NOT_CRAWLED = "no sitemap could be read, none lists a URL of the site, or the crawl could not start"
@@ -30,6 +30,5 @@ def write_without_crawl(
         write_html(path, HtmlReport(f"Sitemap audit report \u2014 {site}", summary, tables=[findings_table(findings)]))
         return
     report = {"site": site, "finish_reason": None, "not_crawled": NOT_CRAWLED, "audit": audit, "findings": findings}
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(report, ensure_ascii=False, indent=1, default=str) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    with replacing(path) as out:
+        out.write(json.dumps(report, ensure_ascii=False, indent=1, default=str) + "\n")

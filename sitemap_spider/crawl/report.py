@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
+import re
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -20,6 +21,7 @@ from twisted.internet.error import TimeoutError as TwistedTimeoutError
 
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.report import FINDING_FIELDS, write_html
+from sitemap_spider.report.files import remove_stale, replacing, stale_partial
 from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
@@ -92,8 +94,8 @@ class ExclusionStore(Protocol):
 class CrawlReport:
     """Counts exclusions under ``sitemap/excluded/<reason>``; keeps them for the report.
 
-    Without a ``store`` they are spooled to a JSON Lines file next to the report, so a
-    crawl of millions of URLs does not hold its exclusions in memory.
+    Without a ``store`` they are spooled to an unnamed JSON Lines file in the report's folder,
+    so a crawl of millions of URLs does not hold its exclusions in memory.
     """
 
     def __init__(self, stats: StatsCollector, path: Path | None, store: ExclusionStore | None = None) -> None:
@@ -106,11 +108,14 @@ class CrawlReport:
         self.listed = facts.ListedFacts()
         self._problems: IO[str] | None = None  # rows of not_written, spooled once there is one
         self._unchecked_hosts: set[str] = set()
+        if path is not None:
+            _remove_litter(path)
         if path is not None and store is None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._spool = tempfile.NamedTemporaryFile(
-                "w+", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".jl"
-            )
+            # Unnamed (unlinked at once): nothing is left beside the report however the crawl
+            # ends, a forced stop or a SIGKILL included. In the report's folder rather than the
+            # system's temporary one, often a small tmpfs: a million exclusions make ~100 MB.
+            self._spool = tempfile.TemporaryFile("w+", encoding="utf-8", dir=path.parent)  # noqa: SIM115 - closed in close()
 
     def exclude(self, url: str, reason: str, detail: str | None = None) -> None:
         """Record that ``url`` is not listed, and why (one of :data:`REASONS`)."""
@@ -222,8 +227,7 @@ class CrawlReport:
             size = write_html(self._path, report)
             logger.info("Crawl report written to %s (%s bytes)", self._path, f"{size:,}")
             return
-        partial = self._path.with_name(f".{self._path.name}.partial")
-        with partial.open("w", encoding="utf-8") as out:
+        with replacing(self._path) as out:
             # Stream the spooled rows into the list instead of loading them all.
             out.write(json.dumps(head, ensure_ascii=False, indent=1, default=str)[:-2])
             out.write(',\n "excluded_urls": [')
@@ -238,7 +242,6 @@ class CrawlReport:
             if findings is not None:
                 _write_findings(out, findings)
             out.write("\n}\n")
-        os.replace(partial, self._path)
         logger.info("Crawl report written to %s", self._path)
 
     def _exclusions(self) -> Iterator[tuple[str, str, str | None]]:
@@ -275,6 +278,14 @@ class CrawlReport:
         if self._problems is not None:
             self._problems.close()
             self._problems = None
+
+
+def _remove_litter(path: Path) -> None:
+    """Remove what a killed crawl left beside the report ``path``: its partial report, and the named
+    spool of releases that spooled exclusions to ``.<report>.<8 random characters>.jl``."""
+    started = time.time()
+    remove_stale(path.parent, stale_partial(path), started)
+    remove_stale(path.parent, re.compile(rf"\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.jl"), started)
 
 
 def _write_changed_urls(out: IO[str], changes: SetChanges) -> None:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,8 @@ from sitemap_spider import modes
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
 from sitemap_spider.crawl import middlewares, politeness, retries
+from sitemap_spider.history.location import HistoryLocation, old_default_file
+from sitemap_spider.history.moving import move_old_history
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
 
 if TYPE_CHECKING:
@@ -64,9 +67,12 @@ def check_start_up(
             value = settings.get(name)
             if value is not None and not Path(str(value)).is_absolute():
                 raise ConfigError(name, f"must be an absolute path under Scrapyd, got {value!r}")
-    problem = config.history.problem(target.site.crawl_origin, config.output_dir, "_job" in arguments)
+    scrapyd = "_job" in arguments
+    problem = config.history.problem(target.site.crawl_origin, config.output_dir, scrapyd)
     if problem is not None:
         raise ConfigError("SITEMAP_HISTORY", problem)
+    if not scrapyd:  # the old default was refused under Scrapyd: no file of it can be there
+        _move_old_default_history(config.history, target.site.crawl_origin)
     modes.check(settings, config)
     mode = target.render_mode(config)
     browser = None if mode == "never" else find_browser(config.browser_path)
@@ -75,3 +81,18 @@ def check_start_up(
     if browser is None and mode == "always":
         raise ConfigError("render", f"render=always needs a browser: {INSTALL_HINT}")
     return config, target, browser
+
+
+def _move_old_default_history(history: HistoryLocation, origin: str) -> None:
+    """Move the history of an earlier release's default place to the per-user one, once."""
+    old = old_default_file(origin) if history.is_default else None
+    new = history.file_for(origin)
+    if old is None or new is None:
+        return
+    try:
+        move_old_history(old, new)
+    except (sqlite3.Error, OSError) as exc:
+        # Crawling on with an empty history would re-date every page and keep none on a bad day.
+        raise ConfigError(
+            "SITEMAP_HISTORY", f"the history at {old} could not be moved to {new} ({exc}); name the file to use"
+        ) from exc

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class HistoryStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
+        self._closer: weakref.finalize[[], HistoryStore] | None = None
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
@@ -42,20 +44,36 @@ class HistoryStore:
             db.executescript(_TABLE + "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);")
             _add_extensions_column(db, self.path)
             self._db = db
+            # Closed at exit too: a forced stop (a second Ctrl-C or SIGTERM) never reaches
+            # close(), and an open connection leaves history.sqlite-wal and -shm beside the file.
+            self._closer = weakref.finalize(self, db.close)
         return self._db
+
+    def _reader(self) -> sqlite3.Connection | None:
+        """The connection to read through; None while there is no file (before the first publish).
+
+        Reading never creates the file: a crawl that publishes nothing leaves no history
+        where there was none, as it leaves an existing one as it was.
+        """
+        if self._db is None and not self.path.exists():
+            return None
+        return self._connection()
 
     def get(self, url: str) -> PageRecord | None:
         """The record of the page crawled at ``url``, if the last published set listed it."""
-        row = self._connection().execute(_SELECT + " WHERE url = ?", (url,)).fetchone()
+        db = self._reader()
+        row = None if db is None else db.execute(_SELECT + " WHERE url = ?", (url,)).fetchone()
         return None if row is None else PageRecord.from_row(row)
 
     def records(self) -> Iterator[PageRecord]:
         """Every record, in URL order."""
-        for row in self._connection().execute(_SELECT + " ORDER BY url"):
+        db = self._reader()
+        for row in () if db is None else db.execute(_SELECT + " ORDER BY url"):
             yield PageRecord.from_row(row)
 
     def __len__(self) -> int:
-        return int(self._connection().execute("SELECT count(*) FROM pages").fetchone()[0])
+        db = self._reader()
+        return 0 if db is None else int(db.execute("SELECT count(*) FROM pages").fetchone()[0])
 
     def commit(self, records: Iterable[PageRecord], origin: str) -> int:
         """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.
@@ -80,9 +98,10 @@ class HistoryStore:
         return written
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        if self._closer is not None:
+            self._closer()  # closes the connection, once
+            self._closer = None
+        self._db = None
 
 
 def _add_extensions_column(db: sqlite3.Connection, path: Path) -> None:

@@ -8,9 +8,13 @@ first, then first in, first out (breadth-first with the spider's DEPTH_PRIORITY)
 from __future__ import annotations
 
 import logging
+import os
 import pickle
+import re
+import shutil
 import tempfile
 from collections import deque
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, Spider
@@ -19,6 +23,7 @@ from scrapy.utils.request import request_from_dict
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider.modes.state import CrawlState
+from sitemap_spider.sitemaps.storage import process_alive
 
 if TYPE_CHECKING:
     from typing import Self
@@ -29,6 +34,9 @@ logger = logging.getLogger(__name__)
 
 # Requests taken from the database at once; they are marked in flight together.
 _BATCH = 32
+#: The queue directories of crawls without JOBDIR, in the system's temporary directory.
+QUEUE_PREFIX = "sitemap-queue-"
+_QUEUE_NAME = re.compile(rf"{QUEUE_PREFIX}(\d+)-[^-]+")
 
 
 def state_of(spider: Spider | None) -> CrawlState | None:
@@ -98,6 +106,23 @@ class StateScheduler(BaseScheduler):
         return len(self._buffer) + self.state.pending()
 
 
+def _remove_abandoned_queues() -> None:
+    """Remove the queue directories of crawls that were killed (SIGKILL: their exit never came)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{QUEUE_PREFIX}*"):
+        # "<prefix><pid>-<random>": a name without the pid (earlier releases') is never taken for one.
+        named = _QUEUE_NAME.fullmatch(path.name)
+        if named is None or process_alive(int(named.group(1))):
+            continue
+        try:
+            # The temporary directory is shared: another user's directory is not ours to judge.
+            ours = path.is_dir() and not path.is_symlink() and path.lstat().st_uid == os.getuid()
+        except FileNotFoundError:
+            continue
+        if ours:
+            logger.info("Removing %s, the queue of a crawl that no longer runs", path)
+            shutil.rmtree(path, ignore_errors=True)
+
+
 class SpillScheduler(Scheduler):
     """Scrapy's scheduler, with its queue on disk in a temporary directory when there is no JOBDIR.
 
@@ -110,7 +135,9 @@ class SpillScheduler(Scheduler):
     def _dqdir(self, jobdir: str | None) -> str | None:
         if jobdir:
             return super()._dqdir(jobdir)
-        self._spill_dir = tempfile.TemporaryDirectory(prefix="sitemap-queue-")
+        _remove_abandoned_queues()
+        # Named with the process id: only the queues of processes that no longer run are removed.
+        self._spill_dir = tempfile.TemporaryDirectory(prefix=f"{QUEUE_PREFIX}{os.getpid()}-")
         return super()._dqdir(self._spill_dir.name)
 
     def close(self, reason: str) -> Any:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from sitemap_spider.report.charts import Chart, chart_svg
+from sitemap_spider.report.files import replacing
 
 #: The fields of one audit finding, in the order the findings table shows them.
 FINDING_FIELDS = ("rule", "severity", "url", "file", "line", "detail")
@@ -86,13 +86,11 @@ def _text(value: object) -> str | None:
 
 def write_html(path: Path, report: HtmlReport) -> int:
     """Write the report to ``path`` atomically (a temporary file, then a rename); the bytes written."""
-    partial = path.with_name(f".{path.name}.partial")
-    with partial.open("w", encoding="utf-8") as out:
+    with replacing(path) as out:
         out.write(_head(report))
         for table in report.tables:
             _write_table(out, table)
         out.write(f"<script>{_asset('report.js')}</script>\n</body>\n</html>\n")
-    os.replace(partial, path)
     return path.stat().st_size
 
 

@@ -43,7 +43,8 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs: a file named with a dead one's id is litter."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -72,7 +73,7 @@ class SitemapStorage:
     def _remove_abandoned_staging(self) -> None:
         for path in self.output_dir.glob(f"{STAGING_PREFIX}*"):
             pid = path.name[len(STAGING_PREFIX) :].split("-", 1)[0]
-            if path.is_dir() and pid.isdigit() and not _process_alive(int(pid)):
+            if path.is_dir() and pid.isdigit() and not process_alive(int(pid)):
                 logger.info("Removing %s, left by a process that no longer runs", path)
                 shutil.rmtree(path, ignore_errors=True)
 
