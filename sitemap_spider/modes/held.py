@@ -62,6 +62,7 @@ class HeldRequests:
         self._checking = False  # the site check before the last pass is under way
         #: The tail's time is up: retries no longer wait their back-off (retries.py reads it).
         self.hurry = False
+        self._said = False
         crawler.signals.connect(self.close, signal=signals.spider_closed)
         crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
 
@@ -96,10 +97,13 @@ class HeldRequests:
         if self._tail_deadline is None:
             # The rest of the crawl is done: the failing pages get this long, all of them together.
             self._tail_deadline = now + self.last_pass_delay
-            logger.info(
+            # Said once: a retry that answers brings new pages and the clock starts again.
+            logger.log(
+                logging.DEBUG if self._said else logging.INFO,
                 "Only %d failing page(s) left: their retries go on for at most %.0f s, then a last pass",
                 len(self), self.last_pass_delay,
             )  # fmt: skip
+            self._said = True
         at = self._tail_deadline
         if not self._due:
             at = min(at, max(now, self._last_failed + self.last_pass_delay))
