@@ -119,8 +119,8 @@ class _StaticProtocol(asyncio.Protocol):
             head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
             request_line, *lines = head.decode("latin-1").split("\r\n")
             method, target = request_line.split(" ", 2)[:2]
-            fields = dict(line.split(":", 1) for line in lines if ":" in line)
-            self._answer(method, target, {name.strip().lower(): value.strip() for name, value in fields.items()})
+            fields = (line.split(":", 1) for line in lines if ":" in line)
+            self._answer(method, target, {name.strip().lower(): value.strip() for name, value in fields})
 
     def _answer(self, method: str, target: str, fields: dict[str, str]) -> None:
         assert self.transport is not None
