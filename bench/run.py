@@ -18,9 +18,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -52,6 +54,7 @@ class Result:
     peak_mb: float
     pages: int
     check: str = ""
+    timed_out: bool = False
 
     @property
     def pages_per_second(self) -> float:
@@ -62,14 +65,31 @@ class Result:
         return 1000 * self.cpu / self.pages if self.pages else 0.0
 
 
-def run_child(name: str, args: list[str], cwd: Path, log: Path, profile: Path | None) -> Result:
-    """Run one crawler; its own CPU time and peak RSS come from wait4(), not from sampling."""
+def run_child(
+    name: str, args: list[str], cwd: Path, log: Path, profile: Path | None, timeout: float | None = None
+) -> Result:
+    """Run one crawler; its own CPU time and peak RSS come from wait4(), not from sampling.
+
+    After ``timeout`` seconds the crawler's process group gets SIGINT, as from Ctrl-C (Scrapy
+    stops gracefully and still dumps its stats), and SIGKILL a minute later.
+    """
     if profile is not None:
         args = ["py-spy", "record", "--rate", "250", "--format", "raw", "-o", str(profile), "--", *args]
     started = time.monotonic()
+    timers: list[threading.Timer] = []
+    stopped = threading.Event()
     with open(log, "wb") as output:
-        process = subprocess.Popen(args, cwd=cwd, stdout=output, stderr=subprocess.STDOUT)
+        # Its own process group when timed: the signal must reach a second crawling process too.
+        process = subprocess.Popen(args, cwd=cwd, stdout=output, stderr=subprocess.STDOUT,
+                                   start_new_session=timeout is not None)
+        if timeout is not None:
+            timers = [threading.Timer(delay, _signal_group, (process.pid, sig, stopped))
+                      for delay, sig in ((timeout, signal.SIGINT), (timeout + 60, signal.SIGKILL))]
+            for timer in timers:
+                timer.start()
         _, status, usage = os.wait4(process.pid, 0)
+        for timer in timers:
+            timer.cancel()
     wall = time.monotonic() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     text = log.read_text(errors="replace")
@@ -83,19 +103,33 @@ def run_child(name: str, args: list[str], cwd: Path, log: Path, profile: Path | 
         cpu=usage.ru_utime + usage.ru_stime,
         peak_mb=usage.ru_maxrss / 1024,
         pages=int(match) if match else 0,
+        timed_out=stopped.is_set(),
     )
 
 
-def published_paths(output_dir: Path) -> list[str]:
-    """The URL paths of every <loc> in the published set, in file order."""
+def _signal_group(pid: int, sig: int, sent: threading.Event) -> None:
+    sent.set()
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:  # it ended meanwhile
+        pass
+
+
+def published_entries(output_dir: Path) -> list[tuple[str, str | None]]:
+    """(loc, lastmod) of every <url> in the published set, in file order."""
     index = etree.parse(str(output_dir / "sitemap_index.xml"))
-    paths = []
+    entries = []
     for loc in index.iter(f"{NS}loc"):
         shard = output_dir / loc.text.rsplit("/", 1)[1]
         data = shard.read_bytes()
         tree = etree.fromstring(gzip.decompress(data) if shard.name.endswith(".gz") else data)
-        paths += [urlsplit(url.text).path or "/" for url in tree.iter(f"{NS}loc")]
-    return paths
+        entries += [(url.findtext(f"{NS}loc"), url.findtext(f"{NS}lastmod")) for url in tree.iter(f"{NS}url")]
+    return entries
+
+
+def published_paths(output_dir: Path) -> list[str]:
+    """The URL paths of every <loc> in the published set, in file order."""
+    return [urlsplit(loc).path or "/" for loc, _ in published_entries(output_dir)]
 
 
 def check_output(output_dir: Path, site: GeneratedSite) -> str:
@@ -115,26 +149,33 @@ def check_output(output_dir: Path, site: GeneratedSite) -> str:
 
 
 def crawl_ours(
-    base: str, work: Path, site: GeneratedSite, name: str, settings: list[str], profile: Path | None, spider: str = "sitemap"
+    base: str, work: Path, site: GeneratedSite | None, name: str, settings: list[str], profile: Path | None,
+    spider: str = "sitemap", history: Path | None = None, timeout: float | None = None,
 ) -> Result:
+    """``scrapy crawl``; its published set is checked against ``site``'s expected paths, if given."""
     output = work / f"sitemaps-{name}"
     args = [sys.executable, "-m", "scrapy", "crawl", spider, "-a", f"url={base}/",
             "-s", f"SITEMAP_OUTPUT_DIR={output}", *QUIET,
             # A fresh crawl history per run (a first crawl's cost), not the project's .scrapy.
-            "-s", f"SITEMAP_HISTORY={work / f'history-{name}.sqlite'}"]
+            "-s", f"SITEMAP_HISTORY={history or work / f'history-{name}.sqlite'}"]
     for setting in settings:
         args += ["-s", setting]
-    result = run_child(name, args, REPO_ROOT, work / f"{name}.log", profile)
-    result.check = check_output(output, site)
+    result = run_child(name, args, REPO_ROOT, work / f"{name}.log", profile, timeout)
+    if site is not None:
+        result.check = check_output(output, site)
+    elif (output / "sitemap_index.xml").exists():
+        result.check = f"{len(published_entries(output)):,} URLs"
+    else:
+        result.check = "NOTHING PUBLISHED"
     return result
 
 
-def crawl_bare(base: str, work: Path, profile: Path | None) -> Result:
+def crawl_bare(base: str, work: Path, profile: Path | None, timeout: float | None = None) -> Result:
     # From an empty directory: no scrapy.cfg, so only Scrapy's defaults (and the spider's own).
     cwd = work / "bare-cwd"
     cwd.mkdir(exist_ok=True)
     args = [sys.executable, "-m", "scrapy", "runspider", str(BARE_SPIDER), "-a", f"url={base}/", *QUIET]
-    result = run_child("bare", args, cwd, work / "bare.log", profile)
+    result = run_child("bare", args, cwd, work / "bare.log", profile, timeout)
     result.check = "(no output)"
     return result
 

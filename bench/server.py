@@ -2,7 +2,9 @@
 
 The crawlers are measured, not the server: nginx serves tens of thousands of small files per
 second on one core, the fallback a few thousand, and ``measure_rate`` checks it with wrk
-(or a keep-alive client) before the crawls run.
+(or a keep-alive client) before the crawls run. Both answer a recrawl's conditional requests
+as nginx does: an ETag of the file's mtime and size, Last-Modified, and 304 to a matching
+If-None-Match or, without one, to an If-Modified-Since no older than the file.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from urllib.parse import unquote
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 
@@ -38,7 +41,8 @@ http {{
     sendfile on;
     tcp_nopush on;
     keepalive_requests 100000;
-    types {{ text/html html; text/css css; text/plain txt; }}
+    types {{ text/html html; text/css css; text/plain txt; application/javascript js; application/json json;
+             application/xml xml; image/svg+xml svg; image/png png; image/jpeg jpg; image/gif gif; }}
     default_type application/octet-stream;
     client_body_temp_path {work}/body;
     proxy_temp_path {work}/proxy;
@@ -113,12 +117,15 @@ class _StaticProtocol(asyncio.Protocol):
         self.buffer += data
         while b"\r\n\r\n" in self.buffer:
             head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
-            method, target = head.split(b" ", 2)[:2]
-            self._answer(method.decode(), target.decode("latin-1"))
+            request_line, *lines = head.decode("latin-1").split("\r\n")
+            method, target = request_line.split(" ", 2)[:2]
+            fields = (line.split(":", 1) for line in lines if ":" in line)
+            self._answer(method, target, {name.strip().lower(): value.strip() for name, value in fields})
 
-    def _answer(self, method: str, target: str) -> None:
+    def _answer(self, method: str, target: str, fields: dict[str, str]) -> None:
         assert self.transport is not None
-        path = target.split("?", 1)[0].split("#", 1)[0]
+        # Percent-decoded as nginx does: real sites have paths with spaces and UTF-8 characters.
+        path = unquote(target.split("?", 1)[0].split("#", 1)[0])
         if path in self.redirects:
             self._send(301, b"", "text/html", [("Location", self.redirects[path])], method)
             return
@@ -129,16 +136,31 @@ class _StaticProtocol(asyncio.Protocol):
             self._send(404, b"<h1>Not found</h1>", "text/html", [], method)
             return
         stat = file.stat()
-        modified = email.utils.formatdate(stat.st_mtime, usegmt=True)
+        validators = [("Last-Modified", email.utils.formatdate(stat.st_mtime, usegmt=True)),
+                      ("ETag", f'"{int(stat.st_mtime):x}-{stat.st_size:x}"')]
         kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
-        self._send(200, file.read_bytes(), kind, [("Last-Modified", modified)], method)
+        if not_modified(fields, validators[1][1], int(stat.st_mtime)):
+            self._send(304, b"", kind, validators, method)
+            return
+        self._send(200, file.read_bytes(), kind, validators, method)
 
     def _send(self, status: int, body: bytes, kind: str, headers: list[tuple[str, str]], method: str) -> None:
         assert self.transport is not None
-        reason = {200: "OK", 301: "Moved Permanently", 404: "Not Found"}[status]
-        lines = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {kind}", f"Content-Length: {len(body)}"]
+        reason = {200: "OK", 301: "Moved Permanently", 304: "Not Modified", 404: "Not Found"}[status]
+        lines = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {kind}"]
+        if status != 304:  # a 304 has no body, and its Content-Length would be the full file's
+            lines.append(f"Content-Length: {len(body)}")
         lines += [f"{name}: {value}" for name, value in headers]
         self.transport.write(("\r\n".join(lines) + "\r\n\r\n").encode() + (b"" if method == "HEAD" else body))
+
+
+def not_modified(fields: dict[str, str], etag: str, mtime: int) -> bool:
+    """Whether a GET with these (lower-cased) request fields gets a 304 (RFC 9110 13.2.2)."""
+    if "if-none-match" in fields:
+        tags = [tag.strip().removeprefix("W/") for tag in fields["if-none-match"].split(",")]
+        return "*" in tags or etag in tags
+    since = email.utils.parsedate_tz(fields.get("if-modified-since", ""))  # None when absent or not a date
+    return since is not None and mtime <= email.utils.mktime_tz(since)
 
 
 @contextmanager
