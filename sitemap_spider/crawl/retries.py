@@ -132,8 +132,11 @@ class BackoffRetryMiddleware(RetryMiddleware):
         else:
             # Any answer that is not a fault, robots.txt's and the site check's included: the site is up.
             self.last_good = monotonic()
-            if self._held(request) is not None and request.meta.get("retry_times") and 200 <= response.status < 400:
-                self._stats().inc_value(keys.RETRY_RECOVERED)
+            held = self._mode_held()
+            if held is not None:
+                held.site_answered = self.last_good
+                if request.meta.get("retry_times") and 200 <= response.status < 400:
+                    self._stats().inc_value(keys.RETRY_RECOVERED)
             return super().process_response(request, response)  # a 500: immediate retries
         held = self._held(request)
         if held is None:
@@ -145,11 +148,13 @@ class BackoffRetryMiddleware(RetryMiddleware):
     def process_exception(
         self, request: Request, exception: Exception, spider: Spider | None = None
     ) -> Request | Response | None:
-        if not isinstance(exception, self.exceptions_to_retry) or request.meta.get("dont_retry"):
+        if not isinstance(exception, self.exceptions_to_retry):
             return None
         cause = fault_cause(exception)
         self.crawler.signals.send_catch_log(SITE_FAULT, request=request, cause=cause)
         self._check_budget()
+        if request.meta.get("dont_retry"):
+            return None  # the site check of modes/held.py: a fault, not to be retried
         held = None if isinstance(exception, DownloadTimeoutError) else self._held(request)
         if held is None:
             return super().process_exception(request, exception)
@@ -162,6 +167,9 @@ class BackoffRetryMiddleware(RetryMiddleware):
             return None  # robots.txt and other engine downloads: their caller waits for them
         if request.meta.get(meta.RENDER) or request.meta.get(meta.RESOURCE):
             return None
+        return self._mode_held()
+
+    def _mode_held(self) -> HeldRequests | None:
         mode = getattr(self.crawler.spider, "crawl_mode", None)
         held: HeldRequests | None = getattr(mode, "held", None)
         return held

@@ -10,8 +10,9 @@ shared crawl its lease stays with this worker.
 The failing pages cost a bounded time once the rest of the crawl is done, not a time per
 page: from the moment the crawl has nothing left but held requests, at most
 ``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds pass before the waits are cut short, even for
-pages whose retries would wait longer (a ``Retry-After`` of minutes). Then one request to
-the site's home page tells broken pages from a site that is down: while it fails, the
+pages whose retries would wait longer (a ``Retry-After`` of minutes). Then, unless the
+site answered well a moment before (or never did in this crawl), one request to the
+site's home page tells broken pages from a site that is down: while it fails, the
 cut waits (the retry budget, retries.py, ends a site that stays down); when it answers,
 every held retry goes now, and the tries a page has left follow at the first retry's
 short pause (:attr:`HeldRequests.hurry`): the tail cuts waiting, never a page's tries.
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Seconds within which a good answer, besides the failing pages' time, says the site is up.
+_RECENT = 5.0
+
 
 class HeldRequests:
     """Requests waiting for their time, released into the engine; the crawl does not end while any wait."""
@@ -63,6 +67,8 @@ class HeldRequests:
         #: The tail's time is up: retries no longer wait their back-off (retries.py reads it).
         self.hurry = False
         self._said = False
+        #: When the site last gave an answer that was not a fault (monotonic; set by retries.py); None: never.
+        self.site_answered: float | None = None
         crawler.signals.connect(self.close, signal=signals.spider_closed)
         crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
 
@@ -155,6 +161,12 @@ class HeldRequests:
         if not engine.spider_is_idle() and not self.hurry:
             # A retry that answered brought new pages: the crawl is not done yet; the clock starts again.
             self._tail_deadline = None
+            return
+        answered = self.site_answered
+        if answered is None or monotonic() - answered <= 2 * self.last_pass_delay + _RECENT:
+            # The site answered a moment ago (these pages are broken, not the site), or never did in
+            # this crawl (nothing was fetched to wait for): no need to ask it.
+            self._start_last_pass()
             return
         self._checking = True
         home = Request(
