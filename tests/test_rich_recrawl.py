@@ -85,7 +85,8 @@ def test_pages_answering_304_keep_their_extensions(etag_site: tuple[RichSite, Et
     _check_again(second, site, first)
     listed = len(site.spec.expected_listed())
     assert second.report is not None
-    assert second.report["stats"]["sitemap/history/not_modified"] == listed == server.not_modified
+    # Every listed page answered 304, and so did the pages left out for what they say of themselves.
+    assert second.report["stats"]["sitemap/history/not_modified"] == server.not_modified >= listed
 
 
 def test_pages_kept_on_a_bad_day_keep_their_extensions(etag_site: tuple[RichSite, EtagSite], tmp_path: Path) -> None:
@@ -123,7 +124,9 @@ def test_a_history_of_the_first_layout_is_brought_up_to_date(
         store.close()
     third = _crawl(site, tmp_path)
     _check_again(third, site, first)
-    assert server.not_modified == len(site.spec.expected_listed())
+    assert third.report is not None
+    assert third.report["stats"]["sitemap/history/not_modified"] == server.not_modified
+    assert server.not_modified >= len(site.spec.expected_listed())
 
 
 def test_a_record_keeps_its_extensions_on_the_wire_and_reads_the_older_form() -> None:
@@ -131,8 +134,12 @@ def test_a_record_keeps_its_extensions_on_the_wire_and_reads_the_older_form() ->
                         extensions='{"images": ["http://a/i.jpg"]}')  # fmt: skip
     assert PageRecord.from_json(record.to_json()) == record
     assert PageRecord.from_row(record.row()) == record
-    older = json.loads(record.to_json())[:-1]  # a record sent by a process of the previous layout
-    assert PageRecord.from_json(json.dumps(older)) == replace(record, extensions=None)
+    # Records sent by a process of an earlier layout: before records of pages left out, and
+    # before records kept extensions.
+    older = json.loads(record.to_json())[:-1]
+    assert PageRecord.from_json(json.dumps(older)) == record
+    oldest = json.loads(record.to_json())[:-2]
+    assert PageRecord.from_json(json.dumps(oldest)) == replace(record, extensions=None)
 
 
 def test_a_rich_site_crawled_again_tells_what_changed(etag_site: tuple[RichSite, EtagSite], tmp_path: Path) -> None:

@@ -124,6 +124,10 @@ class _RecordRedirects:
         # Another process may own the target by its normalised spelling, as it owns links.
         if mode is not None and target is not None and mode.hand_over(target, request.meta.get("depth", 0)):
             raise IgnoreRequest(f"{target} is fetched by the other crawling process")
+        recrawl = getattr(spider, "recrawl", None)
+        if recrawl is not None:
+            # The target has validators of its own when the history knows it: a 304, not its whole body.
+            result = recrawl.prepare(result)
         return result
 
 

@@ -21,7 +21,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.dates import Evidence, Prior, choose_lastmod, metadata_date, parse_http_date
 from sitemap_spider.crawl.fingerprint import content_fingerprint, same_content
-from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, PageRecord, pack_links
+from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, PageRecord, exclusion, pack_links
 from sitemap_spider.sitemaps.extensions import fields_json
 
 if TYPE_CHECKING:
@@ -152,6 +152,34 @@ class Recrawl:
         )
         return lastmod, record
 
+    def left_out(
+        self, url: str, facts: dict[str, Any], links: list[str], reason: str, detail: str | None
+    ) -> PageRecord | None:
+        """The record of a page fetched well but not listed for what it says of itself (None without a history).
+
+        Kept so that the next crawl asks for it conditionally: a 304 gives the same verdict and
+        its stored links lead on, where it used to be fetched whole at every recrawl.
+        """
+        if self.store is None or not (facts["etag"] or facts["last_modified"]):
+            return None  # nothing to revalidate with: it is fetched whole anyway
+        prior = self.record(url)
+        now = facts["fetched_at"]
+        return PageRecord(
+            url=url,
+            loc="",
+            fingerprint=None,
+            last_modified=facts["last_modified"],
+            etag=facts["etag"],
+            first_seen=now if prior is None else prior.first_seen,
+            changed_at=None,
+            lastmod=None,
+            status=200,
+            last_ok=now,
+            outlinks=pack_links(links, *self._link_origins),
+            outcome="new" if prior is None else "unchanged",
+            excluded=exclusion(reason, detail),
+        )
+
     def not_modified(self, url: str, response: Response) -> PageRecord | None:
         """The record of a page that answered 304: as before, fetched well now; None if we did not ask."""
         record = self.record(url)
@@ -170,7 +198,9 @@ class Recrawl:
     def kept(self, url: str, status: int) -> PageRecord | None:
         """The record of a page of the last set that failed now but is kept listed, or None."""
         record = self.record(url)
-        if record is None or not is_transient(status) or time.time() - record.last_ok > self.keep_seconds:
+        if record is None or record.excluded is not None or not is_transient(status):
+            return None  # unknown, left out last time too, or gone for good
+        if time.time() - record.last_ok > self.keep_seconds:
             return None
         return dataclasses.replace(record, status=status, outcome="kept")
 
@@ -216,6 +246,12 @@ class RecrawlMixin:
             self.report.exclude(url, "status", "304 without a history record")
             return
         yield from self._stored_links(record, response)
+        left_out = record.exclusion
+        if left_out is not None:
+            # Unchanged since it was left out: the same verdict, without reading it again.
+            self.report.exclude(url, *left_out)
+            self.crawl_mode.observe(record)
+            return
         public = self._listable(url)
         if public is not None:
             yield self._stored_entry(public, record)

@@ -135,7 +135,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             self.report.exclude(url, "error", "truncated body")
             return
         if not isinstance(response, TextResponse) or not self._is_html(response):
-            self.report.exclude(url, "non_html", self._content_type(response))
+            self._left_out(url, response_facts(response), [], "non_html", self._content_type(response))
             return
         facts = self._static_facts(response, url)
         reason = await self.renderer.reason(response, lambda: self._has_site_links(response))
@@ -178,10 +178,11 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             if site.in_scope(canonical) and not self._hand_over(canonical, response):
                 yield self._request(canonical)
             if not self.config.include_canonicalised:
-                self.report.exclude(url, "canonical", f"names {canonical}")
+                # The canonical URL is one of its links for a 304 of it next time.
+                self._left_out(url, facts, [*links, canonical], "canonical", f"names {canonical}")
                 return
         if directives.noindex and not self.config.include_noindex:
-            self.report.exclude(url, "noindex")
+            self._left_out(url, facts, links, "noindex")
             return
         public = self._listable(url)
         if public is None:
@@ -191,6 +192,15 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         extensions = self.enricher.fields(response, public, facts.get("alternates", []))
         lastmod, record = self.recrawl.judge(url, public, facts, response.selector.root, digest, links, extensions)
         yield self._entry(public, lastmod, digest, extensions)
+        if record is not None:
+            self.crawl_mode.observe(record)
+
+    def _left_out(
+        self, url: str, facts: dict[str, Any], links: list[str], reason: str, detail: str | None = None
+    ) -> None:
+        """A page fetched well that is not listed for what it says of itself; its record asks for a 304 next time."""
+        self.report.exclude(url, reason, detail)
+        record = self.recrawl.left_out(url, facts, links, reason, detail)
         if record is not None:
             self.crawl_mode.observe(record)
 

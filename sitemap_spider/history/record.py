@@ -16,7 +16,7 @@ EXTENSIONS_UNKNOWN: Final = "?"
 #: The columns of a record, in row order.
 COLUMNS = (
     "url", "loc", "fingerprint", "last_modified", "etag", "first_seen", "changed_at", "lastmod",
-    "status", "last_ok", "outlinks", "content_digest", "outcome", "extensions",
+    "status", "last_ok", "outlinks", "content_digest", "outcome", "extensions", "excluded",
 )  # fmt: skip
 
 
@@ -29,7 +29,10 @@ class PageRecord:
     ``outlinks`` its links on the site, compressed (see :func:`pack_links`);
     ``extensions`` its sitemap extension fields (alternates, images, videos, news) as JSON text,
     None without any (EXTENSIONS_UNKNOWN: not known): a page that answers 304 or is kept on a
-    bad day is listed with them again.
+    bad day is listed with them again. ``excluded``: for a page fetched well but not listed for
+    what it says of itself (noindex, a canonical elsewhere, not HTML), the reason and its detail
+    (:func:`exclusion`): a 304 of it gives the same verdict and follows its stored links, so a
+    recrawl fetches none of them whole again. Such a record has no ``loc``.
     """
 
     url: str
@@ -46,13 +49,22 @@ class PageRecord:
     content_digest: str | None = None
     outcome: Outcome = "new"
     extensions: str | None = None
+    excluded: str | None = None
+
+    @property
+    def exclusion(self) -> tuple[str, str | None] | None:
+        """Why the page is not listed (reason, detail), for a record of a page left out."""
+        if self.excluded is None:
+            return None
+        reason, _, detail = self.excluded.partition("\t")
+        return reason, detail or None
 
     def row(self) -> tuple[Any, ...]:
         # Not dataclasses.astuple, which deep-copies every field: 10x slower, once per page.
         return (
             self.url, self.loc, self.fingerprint, self.last_modified, self.etag, self.first_seen,
             self.changed_at, self.lastmod, self.status, self.last_ok, self.outlinks, self.content_digest,
-            self.outcome, self.extensions,
+            self.outcome, self.extensions, self.excluded,
         )  # fmt: skip
 
     @classmethod
@@ -75,6 +87,11 @@ class PageRecord:
     def links(self, origin: str) -> list[str]:
         """The page's links on the site, as absolute URLs."""
         return unpack_links(self.outlinks, origin)
+
+
+def exclusion(reason: str, detail: str | None) -> str:
+    """``PageRecord.excluded`` of a page left out for ``reason`` (its detail after a tab)."""
+    return reason if not detail else f"{reason}\t{detail}"
 
 
 def pack_links(urls: Iterable[str], *origins: str) -> bytes:

@@ -17,11 +17,12 @@ _TABLE = f"""
 CREATE TABLE IF NOT EXISTS pages (
     url TEXT PRIMARY KEY, {", ".join(f"{name} {kind}" for name, kind in zip(COLUMNS[1:], (
         "TEXT NOT NULL", "TEXT", "TEXT", "TEXT", "REAL NOT NULL", "REAL", "TEXT",
-        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT", "TEXT",
+        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT", "TEXT", "TEXT",
     ), strict=True))}
 ) WITHOUT ROWID;
 """  # fmt: skip
-_INSERT = f"INSERT OR REPLACE INTO pages VALUES ({', '.join('?' * len(COLUMNS))})"
+# The columns named: a file brought up to date added its columns in the order it got them.
+_INSERT = f"INSERT OR REPLACE INTO pages ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM pages"
 # Another process may be committing (a second crawl of the site, a Redis publisher): wait for it.
 _BUSY_SECONDS = 120.0
@@ -43,6 +44,7 @@ class HistoryStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_TABLE + "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);")
             _add_extensions_column(db, self.path)
+            _add_excluded_column(db)
             self._db = db
             # Closed at exit too: a forced stop (a second Ctrl-C or SIGTERM) never reaches
             # close(), and an open connection leaves history.sqlite-wal and -shm beside the file.
@@ -120,6 +122,20 @@ def _add_extensions_column(db: sqlite3.Connection, path: Path) -> None:
             db.execute("ALTER TABLE pages ADD COLUMN extensions TEXT")
             db.execute("UPDATE pages SET extensions = ?", (EXTENSIONS_UNKNOWN,))
             logger.info("Crawl history %s: its records now keep the pages' sitemap extensions", path)
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _add_excluded_column(db: sqlite3.Connection) -> None:
+    """Bring a file written before records of pages left out were kept up to date, once (all NULL: listed pages)."""
+    if "excluded" in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if "excluded" not in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
+            db.execute("ALTER TABLE pages ADD COLUMN excluded TEXT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
