@@ -53,6 +53,11 @@ CORPUS: dict[str, tuple[list[tuple[str, str, int | None]], int]] = {
     "changefreq.invalid.xml": ([("changefreq.invalid", "changefreq.invalid.xml", 3)], 1),
     "priority.invalid.xml": ([("priority.invalid", "priority.invalid.xml", 3)], 1),
     "duplicate.in_file.xml": ([("duplicate.in_file", "duplicate.in_file.xml", 5)], 0),
+    "link.ignored.xml": ([("link.ignored", "link.ignored.xml", 3)], 0),
+    "link.hreflang.xml": ([("link.hreflang", "link.hreflang.xml", 3)], 0),
+    "link.not_absolute.xml": ([("link.not_absolute", "link.not_absolute.xml", 3)], 0),
+    "link.href.xml": ([("link.href", "link.href.xml", 3)], 0),
+    "file.binary.png": ([("file.binary", "file.binary.png", None)], 2),
     "duplicate.across_files/a.xml duplicate.across_files/b.xml": (
         [("duplicate.across_files", "b.xml", 4)],
         0,

@@ -23,6 +23,9 @@ MAX_TEXT_LINE: Final = 64 * 1024
 _HTML: Final = re.compile(rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>])", re.IGNORECASE | re.DOTALL)
 _UTF8_BOM: Final = codecs.BOM_UTF8
 _UTF16_BOMS: Final = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# Control bytes no text has (tab, line feed, vertical tab, form feed and carriage return
+# excepted): an image, an archive or a PDF has some in its first 4 KiB, a sitemap none.
+_BINARY: Final = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 def check_document(raw: BinaryIO, name: str, location: str | None, sink: Sink) -> Document:
@@ -38,6 +41,10 @@ def check_document(raw: BinaryIO, name: str, location: str | None, sink: Sink) -
             context.finding("xml.root", 1, "an HTML page, not a sitemap")
         elif head.removeprefix(_UTF8_BOM).lstrip().startswith(b"<"):
             walk_xml(reader, head, context)
+        elif (binary := _BINARY.search(head)) is not None:
+            context.finding(
+                "file.binary", None, f"byte {binary.group()!r} at offset {binary.start():,}: binary data, not a sitemap"
+            )
         else:
             _walk_text(reader, context)
     except TooLarge as exc:
@@ -64,8 +71,12 @@ def _walk_text(reader: BoundedReader, context: Context) -> None:
         if not loc:
             continue
         document.entries += 1
-        if document.entries == MAX_URLS_PER_SITEMAP + 1:
-            context.finding("limits.urls", number, f"more than {MAX_URLS_PER_SITEMAP:,} URLs")
+        if document.entries > MAX_URLS_PER_SITEMAP:  # refused whatever they are: counted, not checked
+            if document.entries == MAX_URLS_PER_SITEMAP + 1:
+                context.finding(
+                    "limits.urls", number, f"more than {MAX_URLS_PER_SITEMAP:,} URLs; the ones after are counted, not checked"
+                )
+            continue
         context.check_loc(loc, number)
     if document.entries == 0:
         context.finding("file.empty", None, "no URL in the text sitemap")
