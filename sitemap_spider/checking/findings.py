@@ -40,6 +40,9 @@ VALIDATE_RULES: Final[dict[str, Rule]] = {
     ),
     "limits.urls": Rule(E, "more than 50,000 <url> (or lines of a text sitemap) in one file"),
     "limits.sitemaps": Rule(E, "more than 50,000 <sitemap> in one index; the ones after are not followed"),
+    "limits.entry": Rule(
+        E, "a <url> or <sitemap> holding more than 10,000 elements (Google reads 1,000 images); reading stops there"
+    ),
     "text.line_too_long": Rule(E, "a line of a text sitemap over 64 KiB; reading stops there"),
     "text.encoding": Rule(E, "a text sitemap that is not UTF-8"),
     "xml.not_well_formed": Rule(E, "not well-formed XML (with libxml2's message); reading stops there"),

@@ -35,6 +35,8 @@ _ELEMENT: Final = re.compile(r"Element '\{([^}]*)\}([^']+)'")
 _STRICT_WILDCARD: Final = "demanded by the strict wildcard"
 _XHTML_LINK: Final = "{http://www.w3.org/1999/xhtml}link"
 _CHUNK: Final = 64 * 1024
+#: Elements one <url> may hold: 1,000 images (Google's limit) of 5 elements each, and many links.
+MAX_ELEMENTS_PER_ENTRY: Final = 10_000
 # root local name -> (entry element, its limit, limit rule)
 _KINDS: Final = {
     "urlset": ("url", MAX_URLS_PER_SITEMAP, "limits.urls"),
@@ -81,6 +83,8 @@ def walk_xml(reader: BoundedReader, head: bytes, context: Context) -> None:
                         walker = _Walker.open(element, context)
                         if walker is None:
                             return
+                    elif walker is not None and not walker.grow(element):
+                        return
                     continue
                 depth -= 1
                 if depth == 1 and walker is not None:
@@ -138,6 +142,7 @@ class _Walker:
         self.unknown_namespaces: set[str] = set()
         #: An entry past the limit was read: the rest is counted, not parsed (count_rest).
         self.past_limit = False
+        self._elements = 0  # in the root's child being read
 
     @classmethod
     def open(cls, root: etree._Element, context: Context) -> _Walker | None:
@@ -160,6 +165,23 @@ class _Walker:
                 f"<{qname.localname}> is in namespace {qname.namespace!r}, not {SITEMAP_NAMESPACE!r}; the XSDs were not applied",
             )
         return cls(root, qname.localname, context, validate=qname.namespace == SITEMAP_NAMESPACE)
+
+    def grow(self, element: etree._Element) -> bool:
+        """Count an element started inside the root; False, with the finding, past the bound of
+        one child (its whole tree is in memory until it ends: one <url> of a million images
+        would take gigabytes)."""
+        if element.getparent() is self.root:
+            self._elements = 0
+        self._elements += 1
+        if self._elements <= MAX_ELEMENTS_PER_ENTRY:
+            return True
+        parent = etree.QName(self.root[-1]).localname if len(self.root) else self.kind
+        self.context.finding(
+            "limits.entry",
+            element.sourceline,
+            f"a <{parent}> with more than {MAX_ELEMENTS_PER_ENTRY:,} elements; reading stopped",
+        )
+        return False
 
     def child(self, element: etree._Element) -> None:
         if element.tag == self.entry_tag:
