@@ -68,40 +68,39 @@ def walk_xml(reader: BoundedReader, head: bytes, context: Context) -> None:
     source = SqueezedWhitespace(reader)
     walker: _Walker | None = None
     depth = 0
-    try:
-        while True:
-            chunk = source.read(_CHUNK)
+    while True:
+        chunk = source.read(_CHUNK)
+        error: etree.XMLSyntaxError | None = None
+        try:
             if chunk:
                 parser.feed(chunk)
             else:
                 parser.close()
-            events = parser.read_events()
-            for event, element in events:
-                if event == "start":
-                    depth += 1
-                    if depth == 1:
-                        walker = _Walker.open(element, context)
-                        if walker is None:
-                            return
-                    elif walker is not None and not walker.grow(element):
+        except etree.XMLSyntaxError as exc:
+            error = exc  # what was read before it is still checked
+        events = parser.read_events()
+        for event, element in events:
+            if event == "start":
+                depth += 1
+                if depth == 1:
+                    walker = _Walker.open(element, context)
+                    if walker is None:
                         return
-                    continue
-                depth -= 1
-                if depth == 1 and walker is not None:
-                    walker.child(element)
-                    if walker.past_limit:
-                        walker.count_rest(events, unparsed_tail(chunk), source)
-                        return
-            if not chunk:
-                break
-    except etree.XMLSyntaxError as exc:
-        if walker is None:  # the root may have been read in the chunk that failed
-            root = next((element for event, element in parser.read_events() if event == "start"), None)
-            if root is not None and _Walker.open(root, context) is None:
-                return
-        line = exc.lineno if exc.lineno else None
-        context.finding("xml.not_well_formed", line, f"{exc.msg}; reading stopped")
-        return
+                elif walker is not None and not walker.grow(element):
+                    return
+                continue
+            depth -= 1
+            if depth == 1 and walker is not None:
+                walker.child(element)
+                if walker.past_limit:
+                    walker.count_rest(events, unparsed_tail(chunk), source)
+                    return
+        if error is not None:
+            line = error.lineno if error.lineno else None
+            context.finding("xml.not_well_formed", line, f"{error.msg}; reading stopped")
+            return
+        if not chunk:
+            break
     if walker is not None:
         walker.close()
 
