@@ -53,6 +53,11 @@ CORPUS: dict[str, tuple[list[tuple[str, str, int | None]], int]] = {
     "changefreq.invalid.xml": ([("changefreq.invalid", "changefreq.invalid.xml", 3)], 1),
     "priority.invalid.xml": ([("priority.invalid", "priority.invalid.xml", 3)], 1),
     "duplicate.in_file.xml": ([("duplicate.in_file", "duplicate.in_file.xml", 5)], 0),
+    "link.ignored.xml": ([("link.ignored", "link.ignored.xml", 3)], 0),
+    "link.hreflang.xml": ([("link.hreflang", "link.hreflang.xml", 3)], 0),
+    "link.not_absolute.xml": ([("link.not_absolute", "link.not_absolute.xml", 3)], 0),
+    "link.href.xml": ([("link.href", "link.href.xml", 3)], 0),
+    "file.binary.png": ([("file.binary", "file.binary.png", None)], 2),
     "duplicate.across_files/a.xml duplicate.across_files/b.xml": (
         [("duplicate.across_files", "b.xml", 4)],
         0,
@@ -102,6 +107,7 @@ def test_broken_file_gives_exactly_its_finding(inputs: str) -> None:
 def test_every_rule_of_a_local_file_has_a_corpus_file() -> None:
     covered = {rule for findings, _ in CORPUS.values() for rule, _, _ in findings}
     covered |= {"loc.cross_submission", "index.depth"}  # tested below, with options
+    covered |= {"limits.entry"}  # test_validate_hostile.py: a <url> of 500,000 images
     over_http = {
         "read.fetch",
         "read.redirects",

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from datetime import UTC, datetime
 
 import pytest
+from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.checking.reader import BadGzip, BoundedReader, TooLarge
 from sitemap_spider.checking.values import (
@@ -17,6 +19,7 @@ from sitemap_spider.checking.values import (
     priority_problems,
     scope_of,
 )
+from tests.sitemap_check import NAMESPACE, schema
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
@@ -65,7 +68,8 @@ def test_a_not_encoded_loc_is_shown_encoded() -> None:
     [
         ("2024-05-01", []),
         ("2024-05-01T10:20:30+02:00", []),
-        ("2024-05-01T10:20Z", []),
+        ("2024-05-01T10:20Z", ["lastmod.format"]),  # W3C Datetime, but sitemap.xsd wants seconds
+        ("2024-05-01T10:20+02:00", ["lastmod.format"]),
         ("2024-05-01T10:20:30.123456-05:00", []),
         ("2026-11-24", []),  # today
         ("2026-11-25", []),  # tomorrow has begun at +14:00 (10:00 UTC today)
@@ -86,6 +90,24 @@ def test_a_not_encoded_loc_is_shown_encoded() -> None:
 )
 def test_lastmod(value: str, rules: list[str]) -> None:
     assert [rule for rule, _ in lastmod_problems(value, NOW)] == rules
+
+
+@pytest.mark.parametrize(
+    "value", ["2024-05-01T10:20Z", "2024-05-01T10:20", "2024-05-01T10:20:30", "01/05/2024", "2024-13-01"]
+)
+def test_the_lastmod_advice_is_what_the_schema_accepts(value: str) -> None:
+    """What a lastmod finding tells people to write validates against sitemap.xsd (#25: hh:mm did not)."""
+    (_, detail), *_ = lastmod_problems(value, NOW)
+    assert "hh:mm[" not in detail  # seconds are never offered as optional
+    forms = re.findall(r"'(\d{4}-\d{2}-\d{2}T[^']*)'", detail)
+    forms += [template.replace("YYYY-MM-DD", "2024-05-01").replace("hh:mm:ss", "10:20:30") + zone
+              for template in re.findall(r"YYYY-MM-DDThh:mm:ss", detail) for zone in ("Z", "+02:00")]  # fmt: skip
+    for form in forms:
+        if form == value:
+            continue
+        url = f'<url><loc>https://www.example.com/</loc><lastmod>{form}</lastmod></url>'
+        document = etree.fromstring(f'<urlset xmlns="{NAMESPACE}">{url}</urlset>')
+        assert schema("sitemap.xsd").validate(document), (form, detail)
 
 
 @pytest.mark.parametrize(

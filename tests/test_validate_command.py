@@ -155,6 +155,22 @@ def test_summary_and_exit_codes() -> None:
     }  # fmt: skip
 
 
+def test_strict_fails_on_warnings() -> None:
+    """--strict (#25): for CI pipelines that want no warnings; errors and unreadable inputs as before."""
+    broken = DATA / "broken"
+    run = validate(str(broken / "lastmod.future.xml"), "--strict")
+    assert run.returncode == 1, run.describe()
+    assert run.stdout.rstrip().endswith(
+        "INVALID (--strict: warnings fail): 1 file(s), 2 URL(s); 0 error(s), 1 warning(s) (lastmod.future 1)"
+    )
+    run = validate(str(DATA / "valid" / "extensions.xml"), "--strict", "--json")
+    assert run.returncode == 0, run.describe()
+    assert run.report["summary"]["exit_code"] == 0
+    run = validate(str(broken / "link.ignored.xml"), str(broken / "file.binary.png"), "--strict", "--json")
+    assert run.returncode == 2, run.describe()  # a binary file is not a sitemap at all
+    assert run.report["summary"]["unread_inputs"] == [str(broken / "file.binary.png")]
+
+
 def test_hostile_files_end_with_their_finding() -> None:
     broken = DATA / "broken"
     names = [

@@ -23,6 +23,9 @@ MAX_TEXT_LINE: Final = 64 * 1024
 _HTML: Final = re.compile(rb"\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>])", re.IGNORECASE | re.DOTALL)
 _UTF8_BOM: Final = codecs.BOM_UTF8
 _UTF16_BOMS: Final = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# Control bytes no text has (tab, line feed, vertical tab, form feed and carriage return
+# excepted): an image, an archive or a PDF has some in its first 4 KiB, a sitemap none.
+_BINARY: Final = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 
 def check_document(raw: BinaryIO, name: str, location: str | None, sink: Sink) -> Document:
@@ -38,6 +41,10 @@ def check_document(raw: BinaryIO, name: str, location: str | None, sink: Sink) -
             context.finding("xml.root", 1, "an HTML page, not a sitemap")
         elif head.removeprefix(_UTF8_BOM).lstrip().startswith(b"<"):
             walk_xml(reader, head, context)
+        elif (binary := _BINARY.search(head)) is not None:
+            context.finding(
+                "file.binary", None, f"byte {binary.group()!r} at offset {binary.start():,}: binary data, not a sitemap"
+            )
         else:
             _walk_text(reader, context)
     except TooLarge as exc:
@@ -53,6 +60,14 @@ def _walk_text(reader: BoundedReader, context: Context) -> None:
     document = context.document
     document.kind = "text"
     for number, raw_line in enumerate(_LineIterator(reader, context), start=1):
+        if document.entries >= MAX_URLS_PER_SITEMAP:  # refused whatever they are: counted, not checked
+            if raw_line.strip():
+                document.entries += 1
+                if document.entries == MAX_URLS_PER_SITEMAP + 1:
+                    context.finding(
+                        "limits.urls", number, f"more than {MAX_URLS_PER_SITEMAP:,} URLs; the ones after are counted, not checked"
+                    )
+            continue
         if number == 1:
             raw_line = raw_line.removeprefix(_UTF8_BOM)
         try:
@@ -64,8 +79,6 @@ def _walk_text(reader: BoundedReader, context: Context) -> None:
         if not loc:
             continue
         document.entries += 1
-        if document.entries == MAX_URLS_PER_SITEMAP + 1:
-            context.finding("limits.urls", number, f"more than {MAX_URLS_PER_SITEMAP:,} URLs")
         context.check_loc(loc, number)
     if document.entries == 0:
         context.finding("file.empty", None, "no URL in the text sitemap")
@@ -78,6 +91,7 @@ class _LineIterator:
         self._reader = reader
         self._context = context
         self._buffer = b""
+        self._start = 0
         self._number = 0
         self._done = False
 
@@ -85,12 +99,14 @@ class _LineIterator:
         return self
 
     def __next__(self) -> bytes:
+        # Lines are cut from the buffer at a moving start: slicing the rest of a 64 KiB buffer
+        # for every line cost seconds on a million-line file.
         while not self._done:
-            end = self._buffer.find(b"\n")
+            end = self._buffer.find(b"\n", self._start)
             if end >= 0:
-                line, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
+                line, self._start = self._buffer[self._start : end], end + 1
                 return self._line(line)
-            if len(self._buffer) > MAX_TEXT_LINE:
+            if len(self._buffer) - self._start > MAX_TEXT_LINE:
                 self._done = True
                 self._context.finding(
                     "text.line_too_long",
@@ -101,10 +117,10 @@ class _LineIterator:
             more = self._reader.read(MAX_TEXT_LINE)
             if not more:
                 self._done = True
-                if self._buffer:
-                    return self._line(self._buffer)
+                if self._start < len(self._buffer):
+                    return self._line(self._buffer[self._start :])
                 break
-            self._buffer += more
+            self._buffer, self._start = self._buffer[self._start :] + more, 0
         raise StopIteration
 
     def _line(self, line: bytes) -> bytes:

@@ -40,6 +40,9 @@ VALIDATE_RULES: Final[dict[str, Rule]] = {
     ),
     "limits.urls": Rule(E, "more than 50,000 <url> (or lines of a text sitemap) in one file"),
     "limits.sitemaps": Rule(E, "more than 50,000 <sitemap> in one index; the ones after are not followed"),
+    "limits.entry": Rule(
+        E, "a <url> or <sitemap> holding more than 10,000 elements (Google reads 1,000 images); reading stops there"
+    ),
     "text.line_too_long": Rule(E, "a line of a text sitemap over 64 KiB; reading stops there"),
     "text.encoding": Rule(E, "a text sitemap that is not UTF-8"),
     "xml.not_well_formed": Rule(E, "not well-formed XML (with libxml2's message); reading stops there"),
@@ -47,9 +50,26 @@ VALIDATE_RULES: Final[dict[str, Rule]] = {
     "xml.encoding": Rule(E, "an XML declaration naming an encoding other than UTF-8"),
     "xml.root": Rule(E, "a root element other than <urlset> or <sitemapindex> (an HTML page, a feed)"),
     "xml.namespace": Rule(E, "<urlset>/<sitemapindex> not in http://www.sitemaps.org/schemas/sitemap/0.9"),
-    "xsd": Rule(E, "a violation of the official XSDs that no more specific rule names (libxml2's message)"),
+    "xsd": Rule(E, "a violation of the official XSDs that no more specific rule names (libxml2's message, in words)"),
     "xsd.unknown_extension": Rule(
         W, "an element of a namespace with no known schema (not image, video, news, xhtml)"
+    ),
+    "link.ignored": Rule(
+        W,
+        "an <xhtml:link> search engines do not read in a sitemap: rel other than alternate (amphtml, ...), "
+        "or no hreflang and no media",
+    ),
+    "link.hreflang": Rule(
+        W,
+        "an hreflang the XSD accepts that search engines do not read: not an ISO 639-1 language, "
+        "optionally with script and region, nor x-default (es-419, eng, en-UK)",
+    ),
+    "link.not_absolute": Rule(W, "an <xhtml:link> href that is relative, or without '//' and a host: the link is ignored"),
+    "link.href": Rule(
+        W, "an <xhtml:link> href that <loc> would refuse for another reason (scheme, encoding, length): ignored"
+    ),
+    "file.binary": Rule(
+        E, "binary data (a control byte in the first 4 KiB: an image, an archive, a PDF), not a sitemap"
     ),
     "file.empty": Rule(E, "a sitemap listing no URL, or an index listing no sitemap"),
     "index.nested": Rule(E, "a sitemap index listed by a sitemap index: indexes may not nest"),

@@ -37,7 +37,11 @@ def validate_paths(session: Session, paths: list[str], base_url: str | None = No
             if local is None:
                 missing.append(child)
             else:
-                queue.append((dataclasses.replace(child, name=str(local)), local))
+                # Where a child is served is known only with --base-url: the URL an index gives is a
+                # claim about a site this copy may not mirror (another host, http for https), and
+                # read as the child's location it made every URL of the child cross-submitted.
+                location = child.location if base_url else None
+                queue.append((dataclasses.replace(child, name=str(local), location=location), local))
         if missing:
             # One finding per index: a local copy of a remote index can list thousands.
             file, line = missing[0].listed_at or (target.name, 0)
@@ -62,14 +66,23 @@ def _child_key(directory: Path, base_url: str | None, url: str) -> str:
 
 
 def local_file(directory: Path, url: str, base_url: str | None) -> Path | None:
-    """The file beside an index that holds the sitemap served at ``url``, if there is one."""
+    """The file below an index's folder that holds the sitemap served at ``url``, if there is one.
+
+    With ``base_url``, the URL's path below it. Without, the longest end of the URL's path that
+    names a file there: ``/en/sitemap.xml`` is ``en/sitemap.xml`` when a copy of the site keeps
+    its folders (Hugo's multilingual sitemaps are all called sitemap.xml), else ``sitemap.xml``.
+    """
     if base_url and url.startswith(base_url):
-        relative = unquote(url[len(base_url) :])
+        candidates = [unquote(url[len(base_url) :])]
     else:
-        relative = unquote(urlsplit(url).path.rsplit("/", 1)[-1])
-    parts = Path(relative).parts
-    # Only below the index's folder: no absolute path, no "..".
-    if not parts or Path(relative).is_absolute() or ".." in parts:
-        return None
-    candidate = directory / relative
-    return candidate if candidate.is_file() else None
+        segments = unquote(urlsplit(url).path).split("/")
+        candidates = ["/".join(segments[start:]) for start in range(1, len(segments))]
+    for relative in candidates:
+        parts = Path(relative).parts
+        # Only below the index's folder: no absolute path, no "..".
+        if not parts or Path(relative).is_absolute() or ".." in parts:
+            continue
+        candidate = directory / relative
+        if candidate.is_file():
+            return candidate
+    return None

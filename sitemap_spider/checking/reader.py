@@ -14,6 +14,9 @@ from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
 _BLOCK: Final = 64 * 1024
+#: White space kept of one run; the rest is dropped before the XML parser sees it.
+MAX_WHITESPACE_RUN: Final = 64 * 1024
+_XML_WHITESPACE: Final = b" \t\r\n"
 
 
 class TooLarge(Exception):
@@ -95,3 +98,38 @@ class BoundedReader:
         self._pending = data + self._pending
         self.looked_at = max(self.looked_at, self.count + len(self._pending))
         return data
+
+
+class SqueezedWhitespace:
+    """``read(size)`` of a reader's bytes with every run of XML white space cut to MAX_WHITESPACE_RUN.
+
+    White space between elements is text to libxml2, which refuses a text node over 10 MB
+    unless told to parse "huge" documents (and then gives up its other limits too): a
+    well-formed sitemap padded with gigabytes of blanks would end as not well-formed before
+    the 50 MiB limit is reached. No value of the schemas is longer than 64 KiB, so a shorter
+    run decides nothing; only line numbers after such a run count fewer lines.
+    """
+
+    def __init__(self, reader: BoundedReader) -> None:
+        self._reader = reader
+        self._run = 0  # white space at the end of what was read so far
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            chunk = self._reader.read(min(size, _BLOCK) if size and size > 0 else _BLOCK)
+            if not chunk:
+                return chunk
+            kept = self._squeeze(chunk)
+            if kept:
+                return kept
+
+    def _squeeze(self, chunk: bytes) -> bytes:
+        rest = chunk.lstrip(_XML_WHITESPACE)
+        lead = len(chunk) - len(rest)
+        keep = max(0, min(lead, MAX_WHITESPACE_RUN - self._run))
+        if not rest:  # all white space: the run goes on
+            self._run += lead
+            return chunk[:keep]
+        # A run inside the chunk is at most the chunk long, which is at most MAX_WHITESPACE_RUN.
+        self._run = len(rest) - len(rest.rstrip(_XML_WHITESPACE))
+        return chunk[:keep] + rest if keep < lead else chunk

@@ -14,14 +14,16 @@ EXIT_ERRORS: Final = 1
 EXIT_UNREADABLE: Final = 2
 
 
-def exit_code(session: Session) -> int:
-    """0: valid (warnings allowed); 1: at least one error; 2: an input could not be read at all."""
+def exit_code(session: Session, strict: bool = False) -> int:
+    """0: valid (warnings allowed unless ``strict``); 1: at least one error (or, ``strict``, a
+    warning); 2: an input could not be read at all."""
     if session.unread_inputs:
         return EXIT_UNREADABLE
-    return EXIT_ERRORS if session.log.count(Severity.ERROR) else EXIT_VALID
+    failing = session.log.count(Severity.ERROR) + (session.log.count(Severity.WARNING) if strict else 0)
+    return EXIT_ERRORS if failing else EXIT_VALID
 
 
-def summary(session: Session) -> dict[str, object]:
+def summary(session: Session, strict: bool = False) -> dict[str, object]:
     log = session.log
     return {
         "files": len(session.documents),
@@ -32,26 +34,26 @@ def summary(session: Session) -> dict[str, object]:
         "not_listed": log.not_listed,
         "unread_inputs": list(session.unread_inputs),
         "allowed_by_robots": session.allowed_by_robots,
-        "exit_code": exit_code(session),
+        "exit_code": exit_code(session, strict),
     }
 
 
-def as_json(session: Session) -> str:
+def as_json(session: Session, strict: bool = False) -> str:
     """``{"files": [...], "findings": [...], "summary": {...}}``, one finding shape for validate and audit."""
     files = [
         {"file": d.name, "location": d.location, "kind": d.kind, "entries": d.entries, "bytes": d.bytes}
         for d in session.documents
     ]
     findings = [finding.as_json() for finding in session.log.listed]
-    return json.dumps({"files": files, "findings": findings, "summary": summary(session)}, indent=2)
+    return json.dumps({"files": files, "findings": findings, "summary": summary(session, strict)}, indent=2)
 
 
-def as_text(session: Session) -> str:
+def as_text(session: Session, strict: bool = False) -> str:
     """Findings, one per line, then what was read and the verdict."""
     lines = [finding.as_text() for finding in session.log.listed]
     if session.log.not_listed:
         lines.append(f"... and {session.log.not_listed:,} more finding(s) of the same rules, not listed")
-    facts = summary(session)
+    facts = summary(session, strict)
     for document in session.documents:
         kind = document.kind or "not a sitemap"
         lines.append(f"read {document.name}: {kind}, {document.entries:,} entries, {document.bytes:,} bytes")
@@ -60,7 +62,9 @@ def as_text(session: Session) -> str:
             f"{session.allowed_by_robots:,} URL(s) on other hosts allowed by their robots.txt Sitemap: lines"
         )
     by_rule = ", ".join(f"{rule} {count:,}" for rule, count in sorted(session.log.by_rule.items()))
-    verdict = {0: "valid", 1: "INVALID", 2: "COULD NOT READ"}[exit_code(session)]
+    verdict = {0: "valid", 1: "INVALID", 2: "COULD NOT READ"}[exit_code(session, strict)]
+    if strict and verdict == "INVALID" and not session.log.count(Severity.ERROR):
+        verdict = "INVALID (--strict: warnings fail)"
     lines.append(
         f"{verdict}: {facts['files']} file(s), {facts['urls']:,} URL(s); "
         f"{facts['errors']:,} error(s), {facts['warnings']:,} warning(s)"

@@ -2,10 +2,12 @@
 
 urlset and sitemapindex admit elements of other namespaces with strict processing, so a
 file using ``<image:image>`` validates only against a schema set that knows the image XSD.
-A urlset is checked with the wrapper every published file is validated with
-(sitemaps/validate.py: our strict schema for xhtml:link); an index with one built here.
-Its imports, and xhtml1-strict.xsd's import of the W3C's xml.xsd, are answered from the package (importlib.resources: Scrapyd runs a zipped egg) by
-an lxml resolver: nothing is fetched from the network.
+Both are the official schemas only: an ``xsd`` finding is a violation of them. (The files the
+crawl writes are held to a stricter schema for xhtml:link, sitemaps/validate.py's, which is
+ours; other people's sitemaps are not: what search engines ignore in a link is a warning of
+links.py, not an XSD error.) The imports, and xhtml1-strict.xsd's import of the W3C's
+xml.xsd, are answered from the package (importlib.resources: Scrapyd runs a zipped egg) by an
+lxml resolver: nothing is fetched from the network.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from typing import Any, Final
 
 # lxml ships no type information (lxml-stubs is not a dependency of the project).
 from lxml import etree  # type: ignore[import-untyped]
-
-from sitemap_spider.sitemaps.validate import EXTENSIONS_SCHEMA, load_schema
 
 SCHEMA_PACKAGE: Final = "sitemap_spider.schemas"
 _PREFIX: Final = "sitemap-spider-schema-"
@@ -72,9 +72,10 @@ def _load(schemas: dict[str, str]) -> etree.XMLSchema:
     return etree.XMLSchema(etree.fromstring(_wrapper(schemas), parser))
 
 
+@functools.cache
 def urlset_schema() -> etree.XMLSchema:
-    """sitemap.xsd with every extension schema: the one every file the crawl writes is validated with."""
-    return load_schema(EXTENSIONS_SCHEMA)
+    """sitemap.xsd with every official extension schema (xhtml1-strict.xsd for xhtml:link)."""
+    return _load(EXTENSION_SCHEMAS)
 
 
 @functools.cache

@@ -23,6 +23,8 @@ _SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _STRAY_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _ENTITY: Final = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);")
 _TIME_WITHOUT_ZONE: Final = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?", re.ASCII)
+# W3C Datetime allows hh:mm without seconds; sitemap.xsd's xsd:dateTime does not.
+_NO_SECONDS: Final = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(Z|[+-]\d{2}:\d{2})?", re.ASCII)
 _DECIMAL: Final = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
 # A date names a day that begins 14 hours earlier in the easternmost zone (+14:00); a time
 # a little ahead of our clock is clock skew, not a future change.
@@ -88,8 +90,13 @@ def _cut(text: str, limit: int = 120) -> str:
 
 def lastmod_problems(value: str, now: datetime) -> list[Problem]:
     """The rules a lastmod breaks; ``now`` is an aware datetime."""
+    no_seconds = _NO_SECONDS.fullmatch(value)
     if _TIME_WITHOUT_ZONE.fullmatch(value):
-        return [("lastmod.timezone", f"{value!r} gives a time and no zone: add Z or +hh:mm")]
+        seconds = " and the seconds (sitemap.xsd needs hh:mm:ss)" if no_seconds else ""
+        return [("lastmod.timezone", f"{value!r} gives a time and no zone: add the zone (Z or +hh:mm){seconds}")]
+    if no_seconds:
+        fixed = f"{no_seconds.group(1)}:00{no_seconds.group(2)}"
+        return [("lastmod.format", f"{value!r} has no seconds, which sitemap.xsd requires of a time: write {fixed!r}")]
     try:
         instant = parse_lastmod(value)
     except InvalidEntryError as exc:

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 from typing import Final
 
 # lxml ships no type information (lxml-stubs is not a dependency of the project).
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.checking.context import Context
-from sitemap_spider.checking.reader import BoundedReader
+from sitemap_spider.checking.links import link_problems
+from sitemap_spider.checking.reader import BoundedReader, SqueezedWhitespace
 from sitemap_spider.checking.schemas import sitemapindex_schema, urlset_schema
+from sitemap_spider.checking.tail_count import count_start_tags, start_tag, unparsed_tail
 from sitemap_spider.checking.values import changefreq_problems, lastmod_problems, priority_problems
+from sitemap_spider.checking.xsd_messages import PREFIXES, describe
 from sitemap_spider.sitemaps.limits import MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE
 
@@ -29,6 +33,10 @@ _PROLOG_ITEM: Final = re.compile(rb"\s*(?:<\?.*?\?>|<!--.*?-->)", re.DOTALL)
 _ENCODING: Final = re.compile(rb"""<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']""")
 _ELEMENT: Final = re.compile(r"Element '\{([^}]*)\}([^']+)'")
 _STRICT_WILDCARD: Final = "demanded by the strict wildcard"
+_XHTML_LINK: Final = "{http://www.w3.org/1999/xhtml}link"
+_CHUNK: Final = 64 * 1024
+#: Elements one <url> may hold: 1,000 images (Google's limit) of 5 elements each, and many links.
+MAX_ELEMENTS_PER_ENTRY: Final = 10_000
 # root local name -> (entry element, its limit, limit rule)
 _KINDS: Final = {
     "urlset": ("url", MAX_URLS_PER_SITEMAP, "limits.urls"),
@@ -48,19 +56,29 @@ def walk_xml(reader: BoundedReader, head: bytes, context: Context) -> None:
     encoding = declared.group(1).decode("ascii", "replace") if declared else "UTF-8"
     if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
         context.finding("xml.encoding", 1, f"declared encoding {encoding!r}: a sitemap must be UTF-8")
+    parser = etree.XMLPullParser(
+        events=("start", "end"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
+    source = SqueezedWhitespace(reader)
     walker: _Walker | None = None
     depth = 0
-    try:
-        events = etree.iterparse(
-            reader,
-            events=("start", "end"),
-            resolve_entities=False,
-            no_network=True,
-            load_dtd=False,
-            huge_tree=False,
-            remove_comments=True,
-            remove_pis=True,
-        )
+    while True:
+        chunk = source.read(_CHUNK)
+        error: etree.XMLSyntaxError | None = None
+        try:
+            if chunk:
+                parser.feed(chunk)
+            else:
+                parser.close()
+        except etree.XMLSyntaxError as exc:
+            error = exc  # what was read before it is still checked
+        events = parser.read_events()
         for event, element in events:
             if event == "start":
                 depth += 1
@@ -68,14 +86,21 @@ def walk_xml(reader: BoundedReader, head: bytes, context: Context) -> None:
                     walker = _Walker.open(element, context)
                     if walker is None:
                         return
+                elif walker is not None and not walker.grow(element):
+                    return
                 continue
             depth -= 1
             if depth == 1 and walker is not None:
                 walker.child(element)
-    except etree.XMLSyntaxError as exc:
-        line = exc.lineno if exc.lineno else None
-        context.finding("xml.not_well_formed", line, f"{exc.msg}; reading stopped")
-        return
+                if walker.past_limit:
+                    walker.count_rest(events, unparsed_tail(chunk), source)
+                    return
+        if error is not None:
+            line = error.lineno if error.lineno else None
+            context.finding("xml.not_well_formed", line, f"{error.msg}; reading stopped")
+            return
+        if not chunk:
+            break
     if walker is not None:
         walker.close()
 
@@ -114,6 +139,9 @@ class _Walker:
         self.entry_tag = etree.QName(self.namespace, _KINDS[kind][0]).text
         self.schema = (urlset_schema() if kind == "urlset" else sitemapindex_schema()) if validate else None
         self.unknown_namespaces: set[str] = set()
+        #: An entry past the limit was read: the rest is counted, not parsed (count_rest).
+        self.past_limit = False
+        self._elements = 0  # in the root's child being read
 
     @classmethod
     def open(cls, root: etree._Element, context: Context) -> _Walker | None:
@@ -137,6 +165,23 @@ class _Walker:
             )
         return cls(root, qname.localname, context, validate=qname.namespace == SITEMAP_NAMESPACE)
 
+    def grow(self, element: etree._Element) -> bool:
+        """Count an element started inside the root; False, with the finding, past the bound of
+        one child (its whole tree is in memory until it ends: one <url> of a million images
+        would take gigabytes)."""
+        if element.getparent() is self.root:
+            self._elements = 0
+        self._elements += 1
+        if self._elements <= MAX_ELEMENTS_PER_ENTRY:
+            return True
+        parent = etree.QName(self.root[-1]).localname if len(self.root) else self.kind
+        self.context.finding(
+            "limits.entry",
+            element.sourceline,
+            f"a <{parent}> with more than {MAX_ELEMENTS_PER_ENTRY:,} elements; reading stopped",
+        )
+        return False
+
     def child(self, element: etree._Element) -> None:
         if element.tag == self.entry_tag:
             self._entry(element)
@@ -153,6 +198,17 @@ class _Walker:
         while element.getprevious() is not None:
             del self.root[0]
 
+    def count_rest(self, events: Iterator[tuple[str, etree._Element]], tail: bytes, source: SqueezedWhitespace) -> None:
+        """Count the entries after the one past the limit: those the parser already reported
+        (``events``), then the start tags in the bytes it was not given (``tail`` and on)."""
+        depth = 1
+        for event, element in events:
+            depth += 1 if event == "start" else -1
+            if event == "start" and depth == 2 and element.tag == self.entry_tag:
+                self.context.document.entries += 1
+        tag = start_tag(self.root.prefix, _KINDS[self.kind][0])
+        self.context.document.entries += count_start_tags(tag, tail, lambda: source.read(_CHUNK))
+
     def close(self) -> None:
         if self.context.document.entries == 0:
             what = "URL" if self.kind == "urlset" else "sitemap"
@@ -162,17 +218,23 @@ class _Walker:
         document = self.context.document
         document.entries += 1
         _, limit, limit_rule = _KINDS[self.kind]
-        if document.entries == limit + 1:
+        if document.entries > limit:
+            # Past the limit the file is refused whatever its entries hold: they are counted, not
+            # checked (a gzip bomb of a million tiny <url> would otherwise cost a validation each).
+            self.past_limit = True
             self.context.finding(
-                limit_rule, element.sourceline, f"more than {limit:,} <{etree.QName(element).localname}>"
+                limit_rule,
+                element.sourceline,
+                f"more than {limit:,} <{etree.QName(element).localname}>; the ones after are counted, not checked",
             )
+            return
         fields = {
             etree.QName(child).localname: child for child in element if _in_namespace(child, self.namespace)
         }
         flagged: set[str] = set()
         lastmod = fields.get("lastmod")
         lastmod_text = (lastmod.text or "").strip() if lastmod is not None else None
-        loc = self._loc(fields.get("loc"), flagged, document.entries <= limit, lastmod_text)
+        loc = self._loc(fields.get("loc"), flagged, lastmod_text)
         if lastmod is not None and lastmod_text is not None:
             self._report(lastmod, lastmod_problems(lastmod_text, self.context.sink.now), flagged, loc)
         if self.kind == "urlset":
@@ -180,17 +242,18 @@ class _Walker:
                 value = fields.get(name)
                 if value is not None:
                     self._report(value, check((value.text or "").strip()), flagged, loc)
+            for link in element.iterchildren(_XHTML_LINK):
+                for rule, detail in link_problems(link.attrib):
+                    self.context.finding(rule, link.sourceline, detail, loc)
         self._validate(element, flagged, loc)
 
-    def _loc(
-        self, element: etree._Element | None, flagged: set[str], within_limit: bool, lastmod: str | None
-    ) -> str | None:
+    def _loc(self, element: etree._Element | None, flagged: set[str], lastmod: str | None) -> str | None:
         if element is None:
             return None  # the XSD names the missing <loc>
         loc = (element.text or "").strip()
         if not self.context.check_loc(loc, element.sourceline, self.kind == "urlset", lastmod):
             flagged.add("loc")
-        elif self.kind == "sitemapindex" and within_limit:
+        elif self.kind == "sitemapindex":
             self.context.document.children.append((loc, element.sourceline))
         return loc
 
@@ -210,6 +273,8 @@ class _Walker:
         wrapper.append(copy.deepcopy(element))
         if self.schema.validate(wrapper):
             return
+        entry = _KINDS[self.kind][0] if element.tag == self.entry_tag else ""
+        children = [_display_name(child) for child in element if isinstance(child.tag, str)] if entry else []
         for error in self.schema.error_log:
             named = _ELEMENT.search(error.message)
             if named and _STRICT_WILDCARD in error.message:
@@ -223,9 +288,16 @@ class _Walker:
                 continue
             if named and named.group(1) == SITEMAP_NAMESPACE and named.group(2) in flagged:
                 continue
-            self.context.finding(
-                "xsd", error.line, error.message.replace(f"{{{SITEMAP_NAMESPACE}}}", ""), loc
-            )
+            self.context.finding("xsd", error.line, describe(error.message, entry, children), loc)
+
+
+def _display_name(element: etree._Element) -> str:
+    """The name an XSD message gives the element (xsd_messages.name_of), the document's prefix
+    for a namespace with no known schema."""
+    qname = etree.QName(element)
+    if qname.namespace in PREFIXES:
+        return f"{PREFIXES[qname.namespace]}{qname.localname}"
+    return f"{element.prefix}:{qname.localname}" if element.prefix else qname.text
 
 
 def _in_namespace(element: etree._Element, namespace: str | None) -> bool:

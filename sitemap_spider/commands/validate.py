@@ -5,7 +5,7 @@
 
 Local files are read directly; URLs are fetched by a small Scrapy crawl (robots.txt obeyed,
 the project's user agent). A site URL (no path) is read through its robots.txt Sitemap:
-lines. Exit code 0: valid (warnings allowed); 1: errors; 2: an input could not be read.
+lines. Exit code 0: valid (warnings allowed, unless --strict); 1: errors; 2: an input could not be read.
 The rules are listed in the README (checking/findings.py holds them).
 """
 
@@ -47,7 +47,7 @@ class Command(ScrapyCommand):
             "Check files or URLs against the sitemaps protocol and the official XSDs (with the image, "
             "video, news and xhtml extensions): limits, loc, lastmod, changefreq, priority, duplicates, "
             "cross-submission. A site URL is read through its robots.txt Sitemap: lines. "
-            "Exit code 0: valid; 1: errors found; 2: an input could not be read."
+            "Exit code 0: valid; 1: errors found (or, with --strict, warnings); 2: an input could not be read."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -61,6 +61,9 @@ class Command(ScrapyCommand):
         )
         parser.add_argument(
             "--base-url", default=None, help="where local files are served, for the cross-submission rule"
+        )
+        parser.add_argument(
+            "--strict", action="store_true", help="warnings fail too (exit code 1), for CI pipelines"
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -82,6 +85,6 @@ class Command(ScrapyCommand):
             self.crawler_process.start()
             robots = crawler.spider.robots_sitemaps if isinstance(crawler.spider, ValidateSpider) else {}
         session.resolve_cross_submission(robots)
-        print(as_json(session) if opts.json else as_text(session))
+        print(as_json(session, opts.strict) if opts.json else as_text(session, opts.strict))
         sys.stdout.flush()
-        self.exitcode = exit_code(session)
+        self.exitcode = exit_code(session, opts.strict)

@@ -124,7 +124,7 @@ def parse_lastmod(value: str) -> datetime:
     if match is None:
         raise InvalidEntryError(
             f"lastmod {value!r} is not a W3C Datetime: use YYYY-MM-DD or "
-            "YYYY-MM-DDThh:mm[:ss[.s]] with a zone (Z or +hh:mm)"
+            "YYYY-MM-DDThh:mm:ss[.s] with a zone (Z or +hh:mm), the forms sitemap.xsd accepts"
         )
     year, month, day, hour, minute, second, fraction, zone = match.groups()
     if day is None:

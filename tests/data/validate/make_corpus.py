@@ -82,6 +82,25 @@ w("broken/lastmod.future.xml", urlset(u(E + "/a", "<lastmod>2999-01-01</lastmod>
 w("broken/changefreq.invalid.xml", urlset(u(E + "/a", "<changefreq>Daily</changefreq>"), ok))
 w("broken/priority.invalid.xml", urlset(u(E + "/a", "<priority>1.5</priority>"), ok))
 w("broken/duplicate.in_file.xml", urlset(u(E + "/a"), ok, u(E + "/a")))
+XHTML = ' xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+w(
+    "broken/link.ignored.xml",
+    urlset(u(E + "/a", f'<xhtml:link rel="amphtml" href="{E}/a.amp"/>'), ok, extra=XHTML),
+)
+w(
+    "broken/link.hreflang.xml",
+    urlset(u(E + "/a", f'<xhtml:link rel="alternate" hreflang="en-UK" href="{E}/a"/>'), ok, extra=XHTML),
+)
+w(
+    "broken/link.not_absolute.xml",
+    urlset(u(E + "/a", '<xhtml:link rel="alternate" hreflang="fr" href="/fr/tags/scene/"/>'), ok, extra=XHTML),
+)
+w(
+    "broken/link.href.xml",
+    urlset(u(E + "/a", f'<xhtml:link rel="alternate" hreflang="fr" href="{E}/caf\u00e9"/>'), ok, extra=XHTML),
+)
+# A PNG's first bytes: not XML, not text.
+w("broken/file.binary.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
 w("broken/duplicate.across_files/a.xml", urlset(u(E + "/a"), u(E + "/shared")))
 w("broken/duplicate.across_files/b.xml", urlset(u(E + "/b"), u(E + "/shared")))
 w("broken/text.line_too_long.txt.gz", E + "/first\n" + "x" * 100_000)
@@ -113,7 +132,11 @@ ext = urlset(
         "<lastmod>2024-05-01T10:20:30+02:00</lastmod><changefreq>daily</changefreq><priority>0.8</priority>"
         "<image:image><image:loc>https://www.example.com/a.png</image:loc></image:image>"
         '<xhtml:link rel="alternate" hreflang="fr" href="https://www.example.com/fr/"/>'
-        '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/"/>',
+        '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/"/>'
+        # Valid forms the official schema and search engines accept (#25): a lower-case region,
+        # Google's separate mobile URL.
+        '<xhtml:link rel="alternate" hreflang="en-gb" href="https://www.example.com/"/>'
+        '<xhtml:link rel="alternate" media="only screen and (max-width: 640px)" href="https://m.example.com/"/>',
     ),
     u(
         E + "/fr/",
