@@ -3,15 +3,18 @@ sitemaps were left stale: every planted defect is reported, and nothing else."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from tests.crawl_fixtures import REPO_ROOT
+from tests.crawl_fixtures import REPO_ROOT, run_crawl
 from tests.site_server import HTML, SiteServer, html_page, links
+from tests.sitemap_check import read_sitemap_set
 from tests.site_spec import Route
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
@@ -57,12 +60,12 @@ def plant(server: SiteServer, other: str) -> None:
     })  # fmt: skip
 
 
-def audit(*args: str, tmp_path: Path) -> tuple[int, dict[str, Any], str]:
+def audit(*args: str, tmp_path: Path, timeout: float = 300) -> tuple[int, dict[str, Any], str]:
     done = subprocess.run(
         [sys.executable, "-m", "scrapy", "audit", *args, "--json",
          "-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False",
          "-s", f"SITEMAP_OUTPUT_DIR={tmp_path / 'out'}", "-s", "SITEMAP_RENDER=never"],
-        check=False, cwd=REPO_ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300,
+        check=False, cwd=REPO_ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
     report: dict[str, Any] = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
     return done.returncode, report, f"exit {done.returncode}\n{done.stdout[-5000:]}\n{done.stderr[-5000:]}"
@@ -146,3 +149,46 @@ def test_a_bad_setting_stops_the_audit_before_any_request(tmp_path: Path) -> Non
     assert code == 2 and report == {}, described
     assert "SITEMAP_MAX_URLS" in described
     assert fetched == []
+
+
+def test_an_audit_describes_the_site_as_it_answers_now_whatever_the_history_says(tmp_path: Path) -> None:
+    """A crawl with history, then a listed page answers 503: the audit reports it at once and
+    asks nothing conditionally, keeps nothing from the history and writes nothing to it."""
+    history = tmp_path / "history.sqlite"
+    with SiteServer() as server:
+        server.validators = True  # ETags and 304s, as a static file server: the history would use them
+        o = server.origin
+        server.routes.update({
+            "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nAllow: /\n"),
+            "/": page("Home", links("/a", "/b")),
+            "/a": page("A", links("/"), headers=(("Last-Modified", "Thu, 02 May 2024 10:00:00 GMT"),)),
+            "/b": page("B", links("/"), headers=(("Last-Modified", "Fri, 03 May 2024 10:00:00 GMT"),)),
+        })  # fmt: skip
+        crawl = run_crawl(o + "/", tmp_path, settings={"SITEMAP_HISTORY": str(history)})
+        assert crawl.returncode == 0, crawl.describe()
+        published = read_sitemap_set(crawl.output_dir, o + "/")
+        assert sorted(url["loc"] for url in published) == [o + "/", o + "/a", o + "/b"]
+        for file in crawl.output_dir.iterdir():  # the site serves the set its crawl published
+            server.routes["/" + file.name] = Route(headers=XML, body=file.read_bytes())
+        server.routes["/robots.txt"] = Route(
+            headers=(("Content-Type", "text/plain"),), body=f"User-agent: *\nSitemap: {o}/sitemap_index.xml\n".encode()
+        )
+        # Down, asking for a minute: the audit reports it within seconds all the same.
+        server.routes["/b"] = Route(status=503, headers=(("Retry-After", "60"),), body=b"Down")
+        before = hashlib.sha256(history.read_bytes()).hexdigest()
+        server.clear()
+        started = time.monotonic()
+        code, report, described = audit(o + "/", "-s", f"SITEMAP_HISTORY={history}", tmp_path=tmp_path, timeout=120)
+        seconds = time.monotonic() - started
+        asked = server.requests
+    assert code == 1, described
+    assert [(f["rule"], f["url"], f["detail"]) for f in report["findings"]] == [
+        ("audit.http_error", o + "/b", "http_error: 503")
+    ], described
+    assert not [r.target for r in asked if any(n.lower().startswith("if-") for n, _ in r.headers)], described
+    assert hashlib.sha256(history.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["history.sqlite", "report.json", "sitemaps"])
+    # The audit's retries (README): two, then a last pass, a few seconds on this site (measured: 5 s)
+    # where the crawl's own (five from 1 s, then up to 30 s for the last pass) took 33 s.
+    assert [r.target for r in asked].count("/b") == 4, described
+    assert seconds < 25, described

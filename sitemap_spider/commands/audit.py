@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.log import configure_logging
 from twisted.internet.defer import Deferred
 
@@ -39,6 +40,32 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
+
+#: Whatever the settings say: the audit's crawl publishes nothing and keeps what it found in one
+#: process; and it describes the site as it answers now, so it neither reads the crawl history
+#: (no conditional request, no failing page kept as the last crawl saw it) nor writes it.
+FORCED_SETTINGS: Final[dict[str, object]] = {
+    "SITEMAP_PUBLISH": False,
+    "SITEMAP_WORKERS": "1",
+    "SITEMAP_HISTORY": "off",
+}
+#: Retries for an audit, unless ``-s`` names them: a crawl that publishes waits up to a minute
+#: and a half for a page that fails (a page missing from a sitemap is lost for days); an audit
+#: reports what the site answers now, so a page that still fails after a few seconds is reported.
+AUDIT_RETRIES: Final[dict[str, object]] = {
+    "SITEMAP_RETRY_TIMES": 2,
+    "SITEMAP_RETRY_DELAY": 0.5,
+    "SITEMAP_RETRY_LAST_PASS_DELAY": 2.0,
+}
+
+
+def use_audit_settings(settings: BaseSettings) -> None:
+    """Set the audit's FORCED_SETTINGS, and its AUDIT_RETRIES where ``-s`` did not name them."""
+    for name, value in FORCED_SETTINGS.items():
+        settings.set(name, value, priority="cmdline")
+    for name, value in AUDIT_RETRIES.items():
+        if (settings.getpriority(name) or 0) < SETTINGS_PRIORITIES["cmdline"]:
+            settings.set(name, value, priority="cmdline")
 
 
 class Command(ScrapyCommand):
@@ -68,10 +95,8 @@ class Command(ScrapyCommand):
         site = origin_of(url_key(args[0])) + "/"
         session = AuditSession()
         held: list[Crawler] = []
-        # The audit's crawl publishes nothing, and keeps what it found in one process. (Set on the
-        # process: a Crawler object given to crawl() gets the process settings again.)
-        self.settings.set("SITEMAP_PUBLISH", False, priority="cmdline")
-        self.settings.set("SITEMAP_WORKERS", "1", priority="cmdline")
+        # Set on the process: a Crawler object given to crawl() gets the process settings again.
+        use_audit_settings(self.settings)
         config = self._config()
         if config is None:
             return
