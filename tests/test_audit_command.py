@@ -20,6 +20,7 @@ from tests.site_spec import Route
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 XML = (("Content-Type", "application/xml"),)
 BUILD_TIME = "2024-01-01"
+A_MODIFIED = "2023-06-01T08:00:00+00:00"
 
 
 def urlset(*entries: tuple[str, str]) -> bytes:
@@ -47,7 +48,8 @@ def plant(server: SiteServer, other: str) -> None:
             (o + "/stale", BUILD_TIME), (o + "/a", BUILD_TIME), (other + "/page", BUILD_TIME), (o + "/future", "2999-01-01"),
         )),
         "/": page("Home", links("/a", "/old", "/gone", "/noidx", "/canon", "/private/x", "/stale", "/unlisted", "/future")),
-        "/a": page("A", links("/")),
+        # Its metadata dates it before the sitemap's lastmod (and it sends no Last-Modified).
+        "/a": page("A", links("/"), head=f'<meta property="article:modified_time" content="{A_MODIFIED}">'),
         "/old": Route(status=301, headers=(("Location", "/a"),)),
         "/gone": Route(status=404, headers=(("Content-Type", HTML),), body=html_page("Gone")),
         "/noidx": page("No index", links("/"), head='<meta name="robots" content="noindex">'),
@@ -81,6 +83,7 @@ def planted_findings(o: str, other: str) -> list[tuple[str, str | None]]:
         ("audit.robots", f"{o}/private/x"),
         ("audit.orphan", f"{o}/orphan"),
         ("audit.lastmod_after_page", f"{o}/stale"),
+        ("audit.lastmod_after_page", f"{o}/a"),
         ("audit.unlisted", f"{o}/unlisted"),
         ("audit.lastmod_uniform", None),
         ("audit.offsite", f"{other}/page"),
@@ -102,10 +105,14 @@ def test_audit_reports_every_planted_defect_and_nothing_else(tmp_path: Path) -> 
     details = {f["rule"]: f["detail"] for f in report["findings"]}
     assert details["audit.redirect"] == f"redirect: 301 to {o}/a"
     assert details["audit.http_error"] == "http_error: 404"
+    dated = {f["url"]: f["detail"] for f in report["findings"] if f["rule"] == "audit.lastmod_after_page"}
+    later = f"lastmod {BUILD_TIME} is later than the page's own date"
+    assert dated[f"{o}/a"].startswith(f"{later}, {A_MODIFIED} (its Last-Modified header, else")
+    assert dated[f"{o}/stale"].startswith(f"{later}, 2018-01-01T00:00:00+00:00")
     assert details["audit.lastmod_uniform"].startswith(f"10 of 11 listed URLs have lastmod {BUILD_TIME}")
     every = {"rule", "severity", "url", "file", "line", "detail"}
     assert all(set(f) == every for f in report["findings"])
-    assert report["summary"]["errors"] == 7 and report["summary"]["warnings"] == 6
+    assert report["summary"]["errors"] == 7 and report["summary"]["warnings"] == 7
     assert "/private/x" not in fetched
     assert not (tmp_path / "out").exists()  # nothing published
 

@@ -31,7 +31,7 @@ _REASON_RULES: Final = {
 #: One lastmod on at least this share of the listed URLs (and at least UNIFORM_MIN of them).
 UNIFORM_SHARE: Final = 0.9
 UNIFORM_MIN: Final = 10
-# A lastmod a little after the page's Last-Modified is clock skew, not a false date.
+# A lastmod a little after the page's own date is clock skew, not a false date.
 _SKEW: Final = timedelta(minutes=1)
 
 
@@ -66,7 +66,13 @@ def url_key(url: str) -> str:
 
 @dataclass
 class CrawlFacts:
-    """What the crawl kept: listable pages (loc -> their lastmod), exclusions, linked URLs."""
+    """What the crawl kept: listable pages, exclusions, linked URLs.
+
+    ``pages`` maps each listable page to the date it gives itself: its Last-Modified header
+    (unless it is the response's own time), else its metadata's. That is the lastmod of a crawl
+    without history, which the audit's always is: a date from an earlier crawl says nothing of
+    the page as it is.
+    """
 
     pages: dict[str, str | None] = field(default_factory=dict)
     excluded: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
@@ -118,12 +124,12 @@ def _report_exclusion(session: Session, listed: Listed, reasons: list[tuple[str,
     _finding(session, rule, listed, f"{reason}: {detail}" if detail else reason)
 
 
-def _check_lastmod(session: Session, listed: Listed, page_lastmod: str | None) -> None:
-    if listed.lastmod is None or page_lastmod is None:
+def _check_lastmod(session: Session, listed: Listed, page_date: str | None) -> None:
+    if listed.lastmod is None or page_date is None:
         return
     try:
         claimed = parse_lastmod(listed.lastmod)
-        served = parse_lastmod(page_lastmod)
+        served = parse_lastmod(page_date)
     except InvalidEntryError:
         return  # a bad lastmod is validate's finding
     if "T" not in listed.lastmod:  # a date: later only if the day is after the page's
@@ -131,7 +137,10 @@ def _check_lastmod(session: Session, listed: Listed, page_lastmod: str | None) -
     else:
         later = claimed > served + _SKEW
     if later:
-        detail = f"lastmod {listed.lastmod} is later than the page's Last-Modified ({page_lastmod})"
+        detail = (
+            f"lastmod {listed.lastmod} is later than the page's own date, {page_date} "
+            "(its Last-Modified header, else its metadata)"
+        )
         _finding(session, "audit.lastmod_after_page", listed, detail)
 
 

@@ -103,7 +103,9 @@ AUDIT_RULES: Final[dict[str, Rule]] = {
     ),
     "audit.unlisted": Rule(W, "an indexable page the crawl found that no sitemap lists"),
     "audit.orphan": Rule(W, "a listed URL no crawled page links to"),
-    "audit.lastmod_after_page": Rule(W, "a lastmod later than the page's Last-Modified header"),
+    "audit.lastmod_after_page": Rule(
+        W, "a lastmod later than the date the page gives itself (Last-Modified header, else its metadata)"
+    ),
     "audit.lastmod_uniform": Rule(
         W, "one lastmod on nearly all listed URLs (a build time, not a change time)"
     ),
