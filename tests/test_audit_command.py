@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from typing import Any
 from tests.crawl_fixtures import REPO_ROOT, run_crawl
 from tests.site_server import HTML, SiteServer, html_page, links
 from tests.sitemap_check import read_sitemap_set
-from tests.site_spec import Route
+from tests.site_spec import Route, SiteRequest
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 XML = (("Content-Type", "application/xml"),)
@@ -62,15 +63,20 @@ def plant(server: SiteServer, other: str) -> None:
     })  # fmt: skip
 
 
-def audit(*args: str, tmp_path: Path, timeout: float = 300) -> tuple[int, dict[str, Any], str]:
+def audit(
+    *args: str, tmp_path: Path, timeout: float = 300, as_json: bool = True
+) -> tuple[int, Any, str]:
+    """Run ``scrapy audit``: its exit code, what it printed (parsed with ``as_json``), and a description."""
     done = subprocess.run(
-        [sys.executable, "-m", "scrapy", "audit", *args, "--json",
+        [sys.executable, "-m", "scrapy", "audit", *args, *(["--json"] if as_json else []),
          "-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False",
          "-s", f"SITEMAP_OUTPUT_DIR={tmp_path / 'out'}", "-s", "SITEMAP_RENDER=never"],
         check=False, cwd=REPO_ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
-    report: dict[str, Any] = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
-    return done.returncode, report, f"exit {done.returncode}\n{done.stdout[-5000:]}\n{done.stderr[-5000:]}"
+    printed: Any = done.stdout
+    if as_json:
+        printed = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
+    return done.returncode, printed, f"exit {done.returncode}\n{done.stdout[-5000:]}\n{done.stderr[-5000:]}"
 
 
 def planted_findings(o: str, other: str) -> list[tuple[str, str | None]]:
@@ -199,3 +205,110 @@ def test_an_audit_describes_the_site_as_it_answers_now_whatever_the_history_says
     # where the crawl's own (five from 1 s, then up to 30 s for the last pass) took 33 s.
     assert [r.target for r in asked].count("/b") == 4, described
     assert seconds < 25, described
+
+
+#: The real pages of the trap site that its stale sitemap leaves out (numbers in a URL do not make a trap).
+MISSING = [
+    "/team", "/contact", "/blog/2023/05/hello-world", "/blog/2024/01/second-post", "/product?id=1", "/product?id=2"
+]  # fmt: skip
+
+
+def month(request: SiteRequest) -> Route:
+    """A calendar that goes on for ever both ways: each month links to the one before and after."""
+    match = re.fullmatch(r"/calendar/(\d+)/(\d+)", request.target)
+    assert match is not None
+    n = int(match.group(1)) * 12 + int(match.group(2)) - 1
+    before, after = (f"/calendar/{m // 12}/{m % 12 + 1:02d}" for m in (n - 1, n + 1))
+    return page(f"Events {match.group(1)}-{match.group(2)}", links(before, after))
+
+
+def archive_page(request: SiteRequest) -> Route:
+    """An archive whose every page has an "older" link, the last ones empty."""
+    number = int(request.target.rpartition("=")[2])
+    return page(f"Archive, page {number}", links(f"/archive?page={number + 1}"))
+
+
+def plant_trap_site(server: SiteServer) -> None:
+    """A small site with a calendar and an archive that go on for ever, and a stale sitemap
+    listing the home page and its sections but six of the real pages."""
+    listed = ["/", "/about", "/blog/", "/products/", "/archive"]
+    server.routes.update({
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),),
+                             body=f"User-agent: *\nSitemap: {server.origin}/sitemap.xml\n".encode()),
+        "/sitemap.xml": Route(headers=XML, body=urlset(*((server.origin + path, BUILD_TIME) for path in listed))),
+        "/": page("Home", links("/about", "/blog/", "/products/", "/contact", "/calendar/2024/05", "/archive")),
+        "/about": page("About", links("/team")),
+        "/team": page("Team"),
+        "/contact": page("Contact"),
+        "/blog/": page("Blog", links("/blog/2023/05/hello-world", "/blog/2024/01/second-post")),
+        "/blog/2023/05/hello-world": page("Hello"),
+        "/blog/2024/01/second-post": page("Second post"),
+        "/products/": page("Products", links("/product?id=1", "/product?id=2")),
+        "/product?id=1": page("Product 1"),
+        "/product?id=2": page("Product 2"),
+        "/archive": page("Archive", links("/archive?page=2")),
+    })  # fmt: skip
+    server.dynamic = [
+        (re.compile(r"/calendar/\d+/\d+"), month),
+        (re.compile(r"/archive\?page=\d+"), archive_page),
+    ]
+
+
+def test_the_pages_missing_from_a_stale_sitemap_come_first_and_the_traps_last(tmp_path: Path) -> None:
+    written = tmp_path / "audit.json"
+    with SiteServer() as server:
+        plant_trap_site(server)
+        code, printed, described = audit(
+            server.origin + "/", "-s", f"SITEMAP_REPORT={written}", tmp_path=tmp_path, as_json=False
+        )
+    o = server.origin
+    assert code == 0, described  # warnings only
+    report = json.loads(written.read_text(encoding="utf-8"))
+    rules = [f["rule"] for f in report["findings"]]
+    # The six real pages first, then every page of the calendar and the archive, none left out:
+    # the calendar's 199 months (depth 1 to DEPTH_LIMIT, 100, both ways from 2024-05) and the
+    # archive's pages 2 to 101.
+    assert rules == ["audit.unlisted"] * 6 + ["audit.unlisted_trap"] * (199 + 100), described
+    assert sorted(f["url"] for f in report["findings"][:6]) == sorted(o + path for path in MISSING)
+    traps = report["findings"][6:]
+    assert {f"{o}/calendar/2024/05", f"{o}/calendar/2032/08", f"{o}/archive?page=101"} <= {f["url"] for f in traps}
+    why = {f["url"]: f["detail"] for f in traps}
+    assert why[f"{o}/calendar/2024/05"] == (
+        "indexable, found by the crawl, in no sitemap; trap-like: one of 199 URLs like /calendar/{n}/{n}, "
+        "followed level after level down to DEPTH_LIMIT (100) without an end"
+    )
+    assert "trap-like: one of 100 URLs like /archive?page={n}, followed" in why[f"{o}/archive?page=2"]
+    crawl = report["audit"]["crawl"]
+    assert crawl["complete"] is True and crawl["incomplete_because"] == [], crawl
+    assert crawl["endless_series"] == {"/archive?page={n}": 100, "/calendar/{n}/{n}": 199}, crawl
+    assert (crawl["missing_pages"], crawl["trap_like_pages"]) == (6, 299)
+    # The terminal: the same order, cut at 20 findings of a rule, and where the rest are.
+    lines = printed.splitlines()
+    assert [line.split(": ")[0] for line in lines[:6]] == [f["url"] for f in report["findings"][:6]], described
+    assert all("[audit.unlisted_trap]" in line for line in lines[6:26]), described
+    everything = f"--json lists them all, and so does {written}"
+    assert lines[26] == f"... and 279 more audit.unlisted_trap finding(s), not shown: {everything}", described
+    assert lines[27] == (
+        "crawl: complete; 6 page(s) in no sitemap, and 299 trap-like "
+        "(endless series: /archive?page={n} 100, /calendar/{n}/{n} 199)"
+    ), described
+
+
+def test_an_audit_whose_crawl_was_cut_short_says_so_first(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        plant_trap_site(server)
+        code, report, described = audit(
+            server.origin + "/", "-s", "CLOSESPIDER_PAGECOUNT=12", tmp_path=tmp_path
+        )
+    assert code == 0, described  # cut short by a limit the user set: audited as far as it went
+    findings = report["findings"]
+    assert findings[0]["rule"] == "audit.crawl_incomplete", described
+    assert findings[0]["detail"].startswith(
+        "the crawl was cut short: CLOSESPIDER_PAGECOUNT ended it"
+    )
+    unlisted = [f for f in findings if f["rule"] == "audit.unlisted"]
+    assert unlisted, described
+    assert all(f["detail"].endswith("(the crawl was cut short: there may be more)") for f in unlisted)
+    crawl = report["summary"]["crawl"]
+    assert crawl["complete"] is False and crawl["finish_reason"] == "closespider_pagecount", crawl
+    assert crawl["verdict"].startswith("INCOMPLETE (CLOSESPIDER_PAGECOUNT ended it); so far "), crawl
