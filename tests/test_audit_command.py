@@ -1,5 +1,7 @@
-"""End-to-end test of ``scrapy audit`` (sitemap_spider/commands/audit.py) on a real local site whose
-sitemaps were left stale: every planted defect is reported, and nothing else."""
+"""End-to-end tests of ``scrapy audit`` (sitemap_spider/commands/audit.py) on real local sites whose
+sitemaps were left stale: every planted defect is reported, and nothing else; the site as it answers
+now, whatever the crawl history says; the missing pages before a calendar's and an archive's; a
+crawl cut short that says so."""
 
 from __future__ import annotations
 
@@ -13,10 +15,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from scrapy.settings import Settings
+
+from sitemap_spider.commands.audit import use_audit_settings
 from tests.crawl_fixtures import REPO_ROOT, run_crawl
 from tests.site_server import HTML, SiteServer, html_page, links
-from tests.sitemap_check import read_sitemap_set
 from tests.site_spec import Route, SiteRequest
+from tests.sitemap_check import read_sitemap_set
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 XML = (("Content-Type", "application/xml"),)
@@ -312,3 +317,15 @@ def test_an_audit_whose_crawl_was_cut_short_says_so_first(tmp_path: Path) -> Non
     crawl = report["summary"]["crawl"]
     assert crawl["complete"] is False and crawl["finish_reason"] == "closespider_pagecount", crawl
     assert crawl["verdict"].startswith("INCOMPLETE (CLOSESPIDER_PAGECOUNT ended it); so far "), crawl
+
+
+def test_the_audits_own_settings_and_which_of_them_s_overrides() -> None:
+    settings = Settings({"SITEMAP_HISTORY": "history.sqlite", "SITEMAP_RETRY_TIMES": 9}, priority="project")
+    settings.setdict({"SITEMAP_HISTORY": "h.sqlite", "SITEMAP_RETRY_DELAY": 3.0}, priority="cmdline")
+    use_audit_settings(settings)
+    assert settings["SITEMAP_HISTORY"] == "off"  # whatever the settings say
+    assert settings.getbool("SITEMAP_PUBLISH") is False and settings["SITEMAP_WORKERS"] == "1"
+    assert settings.getint("SITEMAP_RETRY_TIMES") == 2  # the project's crawl setting is not the audit's
+    assert settings.getfloat("SITEMAP_RETRY_DELAY") == 3.0  # -s names it
+    assert settings.getfloat("SITEMAP_RETRY_LAST_PASS_DELAY") == 2.0
+    assert settings.getfloat("SITEMAP_RETRY_BUDGET") == 30.0

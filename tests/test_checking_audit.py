@@ -149,7 +149,7 @@ def test_a_crawl_cut_short_says_so_next_to_its_orphans_and_unlisted_pages() -> N
     assert [f.rule for f in found] == ["audit.crawl_incomplete", "audit.unlisted", "audit.orphan"]
     assert found[0].detail.startswith(
         "the crawl was cut short: CLOSESPIDER_PAGECOUNT ended it; "
-        "1 listed URL(s) it did not reach are not judged."
+        "1 listed URL(s) it had not judged yet are left out."
     )
     assert found[1].detail.endswith("(the crawl was cut short: there may be more)")
     assert found[2].detail.endswith("(the crawl was cut short: a page it did not reach may)")

@@ -224,7 +224,7 @@ def _ended_by(reason: str) -> str:
 
 
 def _incomplete_detail(gaps: tuple[str, ...], not_reached: int) -> str:
-    unjudged = f"; {not_reached:,} listed URL(s) it did not reach are not judged" if not_reached else ""
+    unjudged = f"; {not_reached:,} listed URL(s) it had not judged yet are left out" if not_reached else ""
     return (
         f"the crawl was cut short: {'; '.join(gaps)}{unjudged}. More pages may be missing from the sitemaps "
         "than the findings say, a calendar or an archive that goes on for ever is told from real pages only "
