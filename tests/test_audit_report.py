@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.report_browser import open_report
 from tests.site_server import SiteServer
-from tests.test_audit_command import audit, plant, planted_findings
+from tests.test_audit_command import audit, plant, plant_trap_site, planted_findings
 
 FIELDS = ("rule", "severity", "url", "file", "line", "detail")
 
@@ -42,7 +42,7 @@ def test_audit_writes_an_html_report_with_its_findings(tmp_path: Path) -> None:
         assert page.locator("h1").inner_text() == f"Sitemap audit report \u2014 {origin}/"
         summary = page.locator("#summary").inner_text()
         assert "Not published\tSITEMAP_PUBLISH is False" in summary, summary
-        assert "Audit\t7 error(s), 6 warning(s) in 3 sitemap file(s) listing 12 URL(s)" in summary, summary
+        assert "Audit\t7 error(s), 7 warning(s) in 3 sitemap file(s) listing 12 URL(s)" in summary, summary
         assert "Finish reason\tfinished" in summary, summary
         assert page.locator("figure.chart h3").count() == 5
         assert page.locator("#excluded").count() == 1
@@ -90,4 +90,30 @@ def test_an_audit_that_could_not_crawl_reports_its_findings_alone(tmp_path: Path
             "rows => rows.map(row => Array.from(row.cells, cell => cell.textContent))"
         )
         assert sorted(tuple(row) for row in cells) == sorted(as_cells(f) for f in printed["findings"]), described
+        assert report.problems() == []
+
+
+def test_an_audit_cut_short_says_so_on_the_terminal_and_in_the_html_report(tmp_path: Path) -> None:
+    path = tmp_path / "audit.html"
+    with SiteServer() as server:
+        plant_trap_site(server)
+        code, printed, described = audit(
+            server.origin + "/", "-s", "CLOSESPIDER_PAGECOUNT=12", "-s", f"SITEMAP_REPORT={path}",
+            tmp_path=tmp_path, as_json=False,
+        )  # fmt: skip
+    assert code == 0, described
+    lines = printed.splitlines()
+    incomplete = "-: warning [audit.crawl_incomplete] the crawl was cut short: CLOSESPIDER_PAGECOUNT ended it"
+    assert lines[0].startswith(incomplete), described
+    assert any(line.startswith("crawl: INCOMPLETE (CLOSESPIDER_PAGECOUNT ended it); so far ") for line in lines)
+    with open_report(path) as report:
+        page = report.page
+        summary = page.locator("#summary").inner_text()
+        assert "Audit's crawl\tINCOMPLETE (CLOSESPIDER_PAGECOUNT ended it); so far " in summary, summary
+        assert "Finish reason\tclosespider_pagecount" in summary, summary
+        first = page.locator("#findings tbody tr").first.evaluate(
+            "row => Array.from(row.cells, cell => cell.textContent)"
+        )
+        assert first[:2] == ["audit.crawl_incomplete", "warning"], first
+        assert first[5].startswith("the crawl was cut short: CLOSESPIDER_PAGECOUNT ended it"), first
         assert report.problems() == []

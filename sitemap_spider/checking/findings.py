@@ -121,11 +121,19 @@ AUDIT_RULES: Final[dict[str, Rule]] = {
     "audit.not_listable": Rule(
         W, "a listed URL the crawl would leave out for another reason (not HTML, ...)"
     ),
-    "audit.unlisted": Rule(W, "an indexable page the crawl found that no sitemap lists"),
+    "audit.unlisted": Rule(W, "an indexable page the crawl found that no sitemap lists: a missing page"),
+    "audit.unlisted_trap": Rule(
+        W, "the same, but like a crawler trap: in an endless series, or a path repeating itself (listed last)"
+    ),
     "audit.orphan": Rule(W, "a listed URL no crawled page links to"),
-    "audit.lastmod_after_page": Rule(W, "a lastmod later than the page's Last-Modified header"),
+    "audit.lastmod_after_page": Rule(
+        W, "a lastmod later than the date the page gives itself (Last-Modified header, else its metadata)"
+    ),
     "audit.lastmod_uniform": Rule(
         W, "one lastmod on nearly all listed URLs (a build time, not a change time)"
+    ),
+    "audit.crawl_incomplete": Rule(
+        W, "the crawl was cut short (a limit, a stop): orphans and pages in no sitemap may be more or fewer"
     ),
 }
 
@@ -165,9 +173,10 @@ class Finding:
 
 
 class FindingLog:
-    """Every finding counted; the first MAX_LISTED_PER_RULE of each rule in each file kept."""
+    """Every finding counted; the first ``limit`` of each rule in each file kept (None: all)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int | None = MAX_LISTED_PER_RULE) -> None:
+        self.limit = limit
         self.listed: list[Finding] = []
         self.by_rule: Counter[str] = Counter()
         self._per_file: Counter[tuple[str | None, str]] = Counter()
@@ -178,7 +187,7 @@ class FindingLog:
         self.by_rule[finding.rule] += 1
         key = (finding.file, finding.rule)
         self._per_file[key] += 1
-        if self._per_file[key] <= MAX_LISTED_PER_RULE:
+        if self.limit is None or self._per_file[key] <= self.limit:
             self.listed.append(finding)
 
     def count(self, severity: Severity) -> int:

@@ -38,19 +38,21 @@ def summary(session: Session, strict: bool = False) -> dict[str, object]:
     }
 
 
-def as_json(session: Session, strict: bool = False) -> str:
-    """``{"files": [...], "findings": [...], "summary": {...}}``, one finding shape for validate and audit."""
+def as_json(session: Session, strict: bool = False, extra: Mapping[str, object] | None = None) -> str:
+    """``{"files": [...], "findings": [...], "summary": {...}}``, one finding shape for validate and audit;
+    ``extra``: more summary fields (the audit's)."""
     files = [
         {"file": d.name, "location": d.location, "kind": d.kind, "entries": d.entries, "bytes": d.bytes}
         for d in session.documents
     ]
     findings = [finding.as_json() for finding in session.log.listed]
-    return json.dumps({"files": files, "findings": findings, "summary": summary(session, strict)}, indent=2)
+    facts = {**summary(session, strict), **(extra or {})}
+    return json.dumps({"files": files, "findings": findings, "summary": facts}, indent=2)
 
 
-def as_text(session: Session, strict: bool = False) -> str:
-    """Findings, one per line, then what was read and the verdict."""
-    lines = [finding.as_text() for finding in session.log.listed]
+def as_text(session: Session, strict: bool = False, finding_lines: list[str] | None = None) -> str:
+    """Findings, one per line (or ``finding_lines`` in their place), then what was read and the verdict."""
+    lines = list(finding_lines) if finding_lines is not None else [f.as_text() for f in session.log.listed]
     if session.log.not_listed:
         lines.append(f"... and {session.log.not_listed:,} more finding(s) of the same rules, not listed")
     facts = summary(session, strict)

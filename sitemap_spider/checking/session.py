@@ -16,7 +16,7 @@ from typing import BinaryIO, Final
 
 from sitemap_spider.checking.context import Document
 from sitemap_spider.checking.document import check_document
-from sitemap_spider.checking.findings import MAX_LISTED_PER_RULE, Finding, FindingLog
+from sitemap_spider.checking.findings import Finding, FindingLog
 from sitemap_spider.sitemaps.urls import normalize_url, origin_of
 
 #: How many index levels below an input are read (the protocol allows one: index -> sitemaps).
@@ -91,7 +91,7 @@ class Session:
         origin = origin_of(normalize_url(loc) or loc)
         pending = self._out_of_scope.setdefault((location, origin), _OutOfScope())
         pending.count += 1
-        if len(pending.examples) < MAX_LISTED_PER_RULE:
+        if self.log.limit is None or len(pending.examples) < self.log.limit:
             pending.examples.append((loc, file, line))
 
     # --- which documents are read -----------------------------------------------------

@@ -5,10 +5,12 @@
 Two crawls in one process: the validate spider reads the sitemaps (robots.txt Sitemap: lines,
 else /sitemap.xml, or the one ``-a sitemap=`` names) and keeps every listed URL; then the
 sitemap spider crawls the site as ``scrapy crawl sitemap`` does, from the start page and every
-listed URL of the site, with ``SITEMAP_PUBLISH=False``: nothing is published. The findings are
-the validate rules plus the audit rules (README). Exit code 0: no error; 1: errors; 2: no sitemap
-could be read, or the crawl could not run. ``-s SITEMAP_REPORT=audit.html`` (or ``.json``): the
-crawl's report, written after the comparison, with every finding.
+listed URL of the site, with ``SITEMAP_PUBLISH=False`` and without the crawl history: nothing is
+published, and the site is described as it answers now. The findings are the validate rules plus
+the audit rules (README). Exit code 0: no error; 1: errors; 2: no sitemap could be read, the crawl
+could not run, or it was stopped before it finished (a crawl cut short by a limit is audited as
+far as it went). ``-s SITEMAP_REPORT=audit.html`` (or ``.json``): the crawl's report, written
+after the comparison, with every finding.
 """
 
 from __future__ import annotations
@@ -16,14 +18,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.log import configure_logging
 from twisted.internet.defer import Deferred
 
-from sitemap_spider.checking.audit import AuditSession, compare, crawl_facts, url_key
+from sitemap_spider.checking.audit import AuditedCrawl, AuditSession, CrawlEnd, compare, crawl_facts, url_key
+from sitemap_spider.checking.audit_output import terminal_lines, where_all_are
 from sitemap_spider.checking.report import as_json, as_text, exit_code, summary
 from sitemap_spider.commands.audit_report import write_without_crawl
 from sitemap_spider.commands.validate_spider import ValidateSpider
@@ -39,6 +43,36 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
+
+#: Whatever the settings say: the audit's crawl publishes nothing and keeps what it found in one
+#: process; and it describes the site as it answers now, so it neither reads the crawl history
+#: (no conditional request, no failing page kept as the last crawl saw it) nor writes it.
+FORCED_SETTINGS: Final[dict[str, object]] = {
+    "SITEMAP_PUBLISH": False,
+    "SITEMAP_WORKERS": "1",
+    "SITEMAP_HISTORY": "off",
+}
+#: Retries for an audit, unless ``-s`` names them: a crawl that publishes waits up to a minute
+#: and a half for a page that fails (a page missing from a sitemap is lost for days), and 15
+#: minutes for a site that answers nothing but faults; an audit reports what the site answers
+#: now, so a page that still fails after a few seconds is reported, and a site that has answered
+#: nothing but faults for half a minute is down (a two-page site answering 503 to every page:
+#: 978 s to say so with the crawl's budget of 900 s, 41 s with this one).
+AUDIT_RETRIES: Final[dict[str, object]] = {
+    "SITEMAP_RETRY_TIMES": 2,
+    "SITEMAP_RETRY_DELAY": 0.5,
+    "SITEMAP_RETRY_LAST_PASS_DELAY": 2.0,
+    "SITEMAP_RETRY_BUDGET": 30.0,
+}
+
+
+def use_audit_settings(settings: BaseSettings) -> None:
+    """Set the audit's FORCED_SETTINGS, and its AUDIT_RETRIES where ``-s`` did not name them."""
+    for name, value in FORCED_SETTINGS.items():
+        settings.set(name, value, priority="cmdline")
+    for name, value in AUDIT_RETRIES.items():
+        if (settings.getpriority(name) or 0) < SETTINGS_PRIORITIES["cmdline"]:
+            settings.set(name, value, priority="cmdline")
 
 
 class Command(ScrapyCommand):
@@ -68,10 +102,8 @@ class Command(ScrapyCommand):
         site = origin_of(url_key(args[0])) + "/"
         session = AuditSession()
         held: list[Crawler] = []
-        # The audit's crawl publishes nothing, and keeps what it found in one process. (Set on the
-        # process: a Crawler object given to crawl() gets the process settings again.)
-        self.settings.set("SITEMAP_PUBLISH", False, priority="cmdline")
-        self.settings.set("SITEMAP_WORKERS", "1", priority="cmdline")
+        # Set on the process: a Crawler object given to crawl() gets the process settings again.
+        use_audit_settings(self.settings)
         config = self._config()
         if config is None:
             return
@@ -100,14 +132,20 @@ class Command(ScrapyCommand):
         robots = next((s.robots_sitemaps for s in spiders if isinstance(s, ValidateSpider)), {})
         session.resolve_cross_submission(robots)
         modes = [mode for s in spiders if isinstance(mode := getattr(s, "crawl_mode", None), CollectingMode)]
-        self.exitcode = self._compare(session, modes[0] if modes else None, site)
+        self.exitcode, crawl = self._compare(session, modes[0] if modes else None, site)
+        extra = {**({"crawl": crawl.as_json()} if crawl else {}), "exit_code": self.exitcode}
+        audit = {**summary(session), **extra}
         # SITEMAP_REPORT: the crawl's report with every finding; without a crawl, the findings alone.
         findings = [finding.as_json() for finding in session.log.listed]
         if modes:
-            modes[0].write_report(findings, {"audit": summary(session)})
+            modes[0].write_report(findings, {"audit": audit})
         elif config.report_path is not None:
-            write_without_crawl(config.report_path, site, summary(session), findings)
-        print(as_json(session) if opts.json else as_text(session))
+            write_without_crawl(config.report_path, site, audit, findings)
+        if opts.json:
+            print(as_json(session, extra=extra))
+        else:
+            lines = terminal_lines(session.log.listed, where_all_are(config.report_path))
+            print(as_text(session, finding_lines=lines + ([f"crawl: {crawl.verdict()}"] if crawl else [])))
         sys.stdout.flush()
 
     def _config(self) -> SitemapConfig | None:
@@ -133,19 +171,31 @@ class Command(ScrapyCommand):
         return sitemap
 
     @staticmethod
-    def _compare(session: AuditSession, mode: CollectingMode | None, site: str) -> int:
+    def _compare(
+        session: AuditSession, mode: CollectingMode | None, site: str
+    ) -> tuple[int, AuditedCrawl | None]:
+        """The exit code, and what the audit says of its crawl (None when no crawl ran)."""
         if mode is None:
             if not session.unread_inputs:
                 print(
                     "error: the sitemaps list no URL to audit, or the crawl could not start", file=sys.stderr
                 )
-            return 2
-        if mode.end_reason != "finished":
-            print("error: the crawl of the site did not finish", file=sys.stderr)
-            return 2
+            return 2, None
+        end = crawl_end(mode)
         entries = [(entry.loc, entry.lastmod) for entry in mode.entries]
-        compare(session, crawl_facts(entries, mode.excluded, mode.linked), site)
-        return exit_code(session)
+        crawl = compare(session, crawl_facts(entries, mode.excluded, mode.linked, mode.depths, end), site)
+        if end.stopped:
+            # Audited as far as it went (audit.crawl_incomplete says so), but not an audit of the site.
+            print(f"error: the crawl was stopped before it finished ({end.reason})", file=sys.stderr)
+            return 2, crawl
+        return exit_code(session), crawl
+
+
+def crawl_end(mode: CollectingMode) -> CrawlEnd:
+    """How the audit's crawl ended, from its mode, settings and stats."""
+    crawler = mode.crawler
+    dropped = crawler.stats.get_value("depth/request_ignored_count", 0) if crawler.stats is not None else 0
+    return CrawlEnd(mode.end_reason or "unknown", crawler.settings.getint("DEPTH_LIMIT"), int(dropped))
 
 
 class AuditedSiteSpider(SitemapSpider):

@@ -127,7 +127,8 @@ class _RecordRedirects:
         recrawl = getattr(spider, "recrawl", None)
         if recrawl is not None:
             # The target has validators of its own when the history knows it: a 304, not its whole body.
-            result = recrawl.prepare(result)
+            prepared: Request = recrawl.prepare(result)
+            return prepared
         return result
 
 

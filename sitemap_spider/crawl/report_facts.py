@@ -157,6 +157,7 @@ def _summary(head: Mapping[str, Any], counts: Mapping[str, int], excluded: Mappi
         rows.append(("Not published", str(head["not_published"])))
     if isinstance(head.get("audit"), Mapping):
         rows.append(audit_row(head["audit"]))
+        rows += audit_crawl_row(head["audit"])
     by_reason = ", ".join(f"{reason} {n:,}" for reason, n in sorted(excluded.items(), key=_largest) if n)
     rows.append(("Excluded URLs", f"{sum(excluded.values()):,}" + (f" ({by_reason})" if by_reason else "")))
     rows.append(("Pages fetched", f"{counts.get(FETCHED, 0):,} ({counts.get(RENDERED, 0):,} rendered)"))
@@ -169,6 +170,14 @@ def audit_row(audit: Mapping[str, Any]) -> tuple[str, str]:
     """The summary row of an audit's counts (``scrapy audit``'s JSON ``summary``)."""
     counts = f"{audit.get('errors', 0):,} error(s), {audit.get('warnings', 0):,} warning(s)"
     return ("Audit", f"{counts} in {audit.get('files', 0):,} sitemap file(s) listing {audit.get('urls', 0):,} URL(s)")
+
+
+def audit_crawl_row(audit: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The summary row of what an audit says of its crawl (complete or not), if one ran."""
+    crawl = audit.get("crawl")
+    if not isinstance(crawl, Mapping) or "verdict" not in crawl:
+        return []
+    return [("Audit's crawl", str(crawl["verdict"]))]
 
 
 def _times(start: object) -> list[tuple[str, str]]:

@@ -49,6 +49,9 @@ class CollectingMode(CrawlMode):
         self.excluded: list[tuple[str, str, str | None]] = []
         #: Every URL a page led to (a link, a canonical URL, a redirect of such a request).
         self.linked: set[str] = set()
+        #: Every URL asked for, with the depth it was first asked at (0: a start URL): how the
+        #: audit tells an endless series (a calendar) the crawl walked into DEPTH_LIMIT.
+        self.depths: dict[str, int] = {}
         self._counts: Counter[str] = Counter()
         self.end_reason: str | None = None
         self._report_held = False
@@ -62,9 +65,12 @@ class CollectingMode(CrawlMode):
             )
 
     def _scheduled(self, request: Request) -> None:
+        url = normalize_url(request.url) or request.url
         # Start requests have no depth; what a page's callback yields has 1 or more.
-        if request.meta.get("depth", 0) >= 1:
-            self.linked.add(normalize_url(request.url) or request.url)
+        depth: int = request.meta.get("depth", 0)
+        self.depths.setdefault(url, depth)
+        if depth >= 1:
+            self.linked.add(url)
 
     def keep(self, entry: SitemapEntry) -> None:
         self.entries.append(entry)
