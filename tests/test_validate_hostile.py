@@ -91,7 +91,11 @@ _CHILD = textwrap.dedent(
     print(json.dumps({
         "rules": dict(session.log.by_rule), "kind": document.kind, "entries": document.entries,
         "bytes": document.bytes, "cpu": cpu,
-        "memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        # VmHWM, not ru_maxrss: Linux carries ru_maxrss over exec from the process that forked
+        # this one (a pytest worker that ran crawls before), VmHWM is this program's own peak.
+        "memory_mb": next(
+            int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")
+        ) / 1024,
     }))
     """
 )
