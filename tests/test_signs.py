@@ -44,6 +44,13 @@ def page(body: str, head: str = "") -> Selector:
         (('<frameset cols="20%,80%"><frame src="overview-frame.html"><frame src="overview-summary.html">'
           "</frameset>"), "<script>targetPage = '' + window.location.search;</script>", None),
         (TEXT + "<script>console.log('hello')</script>", "", None),
+        # A block theme's archive page: its skip link goes to the page's own <main>, a link the
+        # static HTML lacks but no page to crawl (#28: the whole template went to the browser).
+        ('<div class="wp-site-blocks"><main>' + TEXT + "</main></div>"
+         "<script>(function(){var t=document.querySelector('main'),w=document.querySelector('.wp-site-blocks');"
+         "if(!t||!w){return;}var id=t.id||'skip-to-main';t.id=id;var a=document.createElement('a');"
+         "a.className='skip-link';a.href='#'+id;a.innerText='Skip to content';w.parentNode.insertBefore(a,w);})();"
+         "</script>", "", None),
     ],
 )
 def test_static_render_reason(body: str, head: str, reason: str | None) -> None:
@@ -58,6 +65,15 @@ def test_static_render_reason(body: str, head: str, reason: str | None) -> None:
         ("history.pushState({}, '', url); root.replaceChildren(view())", True),
         ("document.getElementById('x').classList.toggle('open')", False),
         ("var a = document.createElement('div'); a.className = 'spinner';", False),
+        # A skip link to the page's own main element, as block themes add to every page (our own
+        # script of the same shape as WordPress 6's): a fragment of the page leads nowhere new.
+        ("var m = document.querySelector('main'), id = m.id || 'skip-target'; m.id = id;"
+         " var s = document.createElement('a'); s.href = '#' + id; s.textContent = 'Skip';"
+         " document.body.insertBefore(s, document.body.firstChild);", False),
+        ("var s = document.createElement('a'); s.setAttribute('href', '#top'); document.body.appendChild(s);", False),
+        ("var s = document.createElement('a'); s.href = '/new-page'; document.body.appendChild(s);", True),
+        ("var s = document.createElement('a'); s.href = base + id; document.body.appendChild(s);", True),
+        ("var s = document.createElement('a'); s.href = next.url; document.body.appendChild(s);", True),
     ],
 )
 def test_builds_navigation(script: str, expected: bool) -> None:

@@ -52,6 +52,10 @@ _JQUERY_CALL = re.compile(r"(?<![\w$.])(?:\$|jQuery)\s*\(")
 _MARKUP_ASSIGN = re.compile(r"\.\s*(?:innerHTML|outerHTML)\s*\+?=(?!=)")
 # Elements whose creation is harmless: they carry no link, robots rule or canonical the crawl reads.
 _NAVIGATION_TAGS = frozenset({"a", "area", "frame", "iframe", "link", "meta", "base"})
+#: Elements whose only way to lead anywhere is their href: a script that gives them only hrefs the
+#: page has (or fragments of the page itself) adds no page to crawl.
+_ANCHOR_TAGS = frozenset({"a", "area"})
+_HREF_ASSIGN = re.compile(r"\.\s*href\s*=(?!=)")
 _ROBOTS_NAMES = re.compile(r"robots|bot$", re.IGNORECASE)
 _HTML_PARSER = html.HTMLParser(recover=True, encoding="utf-8")
 _MAX_CACHED_MARKUP = 16 * 1024
@@ -204,13 +208,18 @@ def adds_content(script: str, known: Callable[[str], bool]) -> bool:
     if _BUILDS_TREES.search(skeleton):
         return True
     for match in _SET_ATTRIBUTE.finditer(skeleton):
-        if literals[int(match.group(1))].strip().lower() in _LINK_ATTRIBUTES:
+        attribute = literals[int(match.group(1))].strip().lower()
+        if attribute == "href" and _href_is_known(_argument(skeleton, match.end(), False), literals, known):
+            continue
+        if attribute in _LINK_ATTRIBUTES:
             return True
     for match in _CREATE.finditer(skeleton):
         tag = match.group(1)
         if tag is None:
             return True  # a tag name the rules cannot read
         name = literals[int(tag)].strip().lower()
+        if name in _ANCHOR_TAGS and _hrefs_are_known(skeleton, literals, known):
+            continue  # a skip link to "#main", a link the page has
         if name in _NAVIGATION_TAGS and not (name == "link" and _only_stylesheets(literals)):
             return True
     for pattern, assignment in ((_MARKUP_CALL, False), (_MARKUP_ASSIGN, True)):
@@ -228,6 +237,30 @@ def adds_content(script: str, known: Callable[[str], bool]) -> bool:
         if markup is not None and not markup_is_known(markup, known):
             return True
     return False
+
+
+def _hrefs_are_known(skeleton: str, literals: tuple[str, ...], known: Callable[[str], bool]) -> bool:
+    """Whether the script gives elements hrefs (``x.href = ...``, ``setAttribute('href', ...)``), each
+    one the page knows or a fragment of it; False when it gives none the rules can see."""
+    values = [_argument(skeleton, match.end(), True) for match in _HREF_ASSIGN.finditer(skeleton)]
+    values += [
+        _argument(skeleton, match.end(), False)
+        for match in _SET_ATTRIBUTE.finditer(skeleton)
+        if literals[int(match.group(1))].strip().lower() == "href"
+    ]
+    return bool(values) and all(_href_is_known(value, literals, known) for value in values)
+
+
+def _href_is_known(value: str, literals: tuple[str, ...], known: Callable[[str], bool]) -> bool:
+    """Whether an href expression leads nowhere new: it starts with a literal ``#`` (the page itself,
+    whatever id follows, as WordPress's skip link does) or is a literal the page links to already."""
+    first = _LITERAL.match(value.strip())
+    if first is None:
+        return False  # built at run time: it may lead anywhere
+    if literals[int(first.group(1))].startswith("#"):
+        return True
+    whole = _literal_text(value, literals)
+    return whole is not None and known(whole)
 
 
 def _only_stylesheets(literals: tuple[str, ...]) -> bool:
