@@ -125,6 +125,9 @@ class CrawlProgress:
 
     def _log(self, final: bool = False) -> None:
         progress, rate, elapsed = self.now()
+        if final and elapsed.total_seconds() > 0:
+            # The recent rate is 0 once the crawl has ended: the last line gives the whole crawl's.
+            rate = progress.fetched / elapsed.total_seconds()
         logger.info(
             "Progress%s: %s pages fetched, %s queued, %s listed, %s excluded, %s rendered; %s pages/s; %s elapsed",
             " at the end" if final else "", f"{progress.fetched:,}", f"{progress.queued:,}", f"{progress.listed:,}", f"{progress.excluded:,}",

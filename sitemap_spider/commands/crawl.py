@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from sitemap_spider import stats as keys
 from sitemap_spider.config import ConfigError
@@ -20,10 +21,50 @@ from sitemap_spider.config import ConfigError
 if TYPE_CHECKING:
     import argparse
 
+    from scrapy.settings import BaseSettings
+
 logger = logging.getLogger(__name__)
+
+#: Scrapy's loggers of what it set up and its closing stats dump, quiet unless a log level is asked
+#: for: a first crawl's terminal shows the status line and the summary, as a sitemap tool's should.
+_SET_UP_LOGGERS = (
+    "scrapy.utils.log",  # the Scrapy and library versions
+    "scrapy.addons",
+    "scrapy.middleware",  # the enabled extensions, middlewares and pipelines
+    "scrapy.crawler",  # the overridden settings
+    "scrapy.extensions.telnet",
+    "scrapy.extensions.logstats",  # "Crawled 0 pages": the progress line says more
+    "scrapy.statscollectors",  # the stats dump; the summary and SITEMAP_REPORT carry them
+)
+
+
+def quiet_by_default(settings: BaseSettings) -> bool:
+    """Log at INFO, without Scrapy's set-up lists and stats dump, unless a log level was asked for.
+
+    Scrapy's DEBUG default prints two lines a page ("Crawled (200)", "Scraped from" with the
+    entry): most of a crawl's output. ``-L DEBUG``, ``-s LOG_LEVEL=...`` or the project's
+    settings.py bring Scrapy's output back whole, and so does a ``LOG_FILE`` (Scrapyd's job log).
+    """
+    if (settings.getpriority("LOG_LEVEL") or 0) > SETTINGS_PRIORITIES["default"] or settings.get("LOG_FILE"):
+        return False  # a level asked for, or a log file (Scrapyd's job logs) that nobody reads live
+    settings.set("LOG_LEVEL", "INFO", priority="default")
+    for name in _SET_UP_LOGGERS:
+        # A filter, not a level: Scrapy's logging set-up (dictConfig) resets its loggers' levels.
+        logging.getLogger(name).addFilter(_warnings_only)
+    return True
+
+
+def _warnings_only(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.WARNING
 
 
 class Command(ScrapyCrawlCommand):
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        assert self.settings is not None
+        # Before the crawler process exists: it logs its versions as it starts.
+        quiet_by_default(self.settings)
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1:
             super().run(args, opts)

@@ -23,6 +23,11 @@ class SitemapEntry:
     priority: float | None = None
     content_digest: str | None = None
 
+    def __repr__(self) -> str:
+        # What a user recognises in a log line (Scrapy's "Scraped from"): not the internal digest.
+        lastmod = f" lastmod={self.lastmod}" if self.lastmod else ""
+        return f"<{type(self).__name__} {self.loc}{lastmod}>"
+
 
 @dataclass(frozen=True)
 class Alternate:

@@ -1,0 +1,54 @@
+"""The README's first command as a newcomer sees it: the summary, not two log lines a page (#26).
+
+The real ``scrapy crawl sitemap`` of a generated site of 500 pages, with no log level asked
+for, prints at most 40 lines (the live status line is drawn only on a terminal); ``-L DEBUG``
+brings Scrapy's whole output back, each entry shown as a user recognises it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.crawl_fixtures import QUICK_RETRIES, REPO_ROOT
+from tests.generated_site import build_generated_site
+from tests.site_server import SiteServer
+from tests.sitemap_check import read_sitemap_set
+
+
+def _crawl(origin: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    args = [
+        sys.executable, "-m", "scrapy", "crawl", "sitemap", "-a", f"url={origin}/",
+        "-s", f"SITEMAP_OUTPUT_DIR={tmp_path / 'sitemaps'}", "-s", "SITEMAP_HISTORY=off",
+        "-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False",
+        *(arg for name, value in QUICK_RETRIES.items() for arg in ("-s", f"{name}={value}")),
+        *extra,
+    ]  # fmt: skip
+    return subprocess.run(args, cwd=REPO_ROOT, capture_output=True, text=True, timeout=180, env=dict(os.environ))
+
+
+def test_the_first_command_prints_a_summary_not_the_pages(tmp_path: Path) -> None:
+    with SiteServer() as server:
+        spec = build_generated_site(server.origin, 500)
+        server.serve(spec)
+        quiet = _crawl(server.origin, tmp_path / "quiet")
+        loud = _crawl(server.origin, tmp_path / "loud", "-L", "DEBUG")
+    assert quiet.returncode == 0, quiet.stderr[-3000:]
+    listed = read_sitemap_set(tmp_path / "quiet" / "sitemaps", server.origin + "/")
+    assert len(listed) > 300
+    lines = (quiet.stdout + quiet.stderr).splitlines()
+    assert len(lines) <= 40, "\n".join(lines)
+    assert "Sitemap published:" in quiet.stderr
+    assert "Crawled (200)" not in quiet.stderr and "Dumping Scrapy stats" not in quiet.stderr
+    # The last progress line gives the whole crawl's rate, not the last seconds' (0 at the end).
+    final = next(line for line in lines if "Progress at the end" in line)
+    assert " 0.0 pages/s" not in final, final
+
+    assert loud.returncode == 0, loud.stderr[-3000:]
+    assert loud.stderr.count("Crawled (200)") >= len(listed)
+    assert "Enabled downloader middlewares" in loud.stderr and "Dumping Scrapy stats" in loud.stderr
+    # An entry reads as its URL and lastmod, not as every field with the internal digest.
+    scraped = [line for line in loud.stderr.splitlines() if line.startswith("<SitemapEntry ")]
+    assert scraped and "content_digest" not in loud.stderr
