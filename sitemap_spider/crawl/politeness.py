@@ -36,7 +36,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from time import monotonic
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 from scrapy import Request, signals
 from scrapy.extensions.throttle import AutoThrottle
@@ -168,7 +169,13 @@ class PacingAutoThrottle(AutoThrottle):
     """
 
     def _adjust_delay(self, slot: Slot, latency: float, response: Response) -> None:
-        super()._adjust_delay(slot, latency, response.replace(status=200) if response.status == 304 else response)
+        # AutoThrottle reads nothing of the response but its status; Response.replace would copy
+        # the whole response once per 304 (a fifth of a millisecond, on every page of a recrawl).
+        super()._adjust_delay(slot, latency, _ANSWERED_200 if response.status == 304 else response)
+
+
+#: What PacingAutoThrottle shows AutoThrottle for a 304: an answer with the status of a 200.
+_ANSWERED_200 = cast("Response", SimpleNamespace(status=200))
 
 
 class Politeness:
