@@ -106,7 +106,7 @@ def test_an_unchanged_site_is_recrawled_with_304s_at_full_pace(
 
 @pytest.mark.parametrize(
     ("mode", "kind"),
-    [(mode, "503") for mode in MODES] + [("one", "502"), ("one", "slow"), ("two", "502")],
+    [(mode, "503") for mode in MODES] + [("one", "502"), ("one", "slow")],
 )
 def test_pages_failing_for_the_whole_recrawl_keep_their_entries_and_the_crawl_publishes(
     mode: str, kind: str, site: tuple[FaultServer, SiteSpec], tmp_path: Path, request: pytest.FixtureRequest
