@@ -1,4 +1,4 @@
-"""Politeness to the crawled site: robots.txt ``Crawl-delay``, pacing of 304s, and slowing down when the site is in trouble.
+"""Politeness to the crawled site: robots.txt ``Crawl-delay``, and slowing down when the site itself is in trouble.
 
 Scrapy 2.19 reads ``Crawl-delay`` (``RobotParser.crawl_delay`` and the
 ``robots_parsed`` signal) but nothing applies it (scrapy/scrapy#892), and its
@@ -15,32 +15,25 @@ crawler doing on 5xx and 429 answers:
 
 - 429s: the site says we ask too often (a second one among the recent answers; a lone
   one may be one URL's limit, which its page's retry waits out);
-- most of the recent answers failing (:data:`WINDOW`, :data:`TROUBLE_FAULTS`): the
+- most of the recent answers failing (site_health.WINDOW, site_health.TROUBLE_FAULTS): the
   first failure of each page counts, not a failing page's retries, which say nothing
   new about the site;
-- answer after answer asking to wait (:data:`RETRY_AFTER_STREAK` ``Retry-After`` in a row).
+- answer after answer asking to wait (site_health.RETRY_AFTER_STREAK ``Retry-After`` in a row).
 
 The first good answer to a request sent after the slow-down brings the site's normal
-pace back at once.
-
-:class:`PacingAutoThrottle` is Scrapy's AutoThrottle, except that a 304 paces the crawl
-as a 200 does: AutoThrottle never lowers its delay on another status, so a recrawl
-answered with 304s stayed at ``AUTOTHROTTLE_START_DELAY`` for its whole length.
+pace back at once (site_health.py weighs the answers; throttle.py paces 304s as 200s).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from time import monotonic
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from scrapy import Request, signals
-from scrapy.extensions.throttle import AutoThrottle
 from scrapy.http import Response
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -48,6 +41,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.dates import parse_http_date
+from sitemap_spider.crawl.site_health import SiteHealth, is_retry
 
 if TYPE_CHECKING:
     from typing import Self
@@ -58,23 +52,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The answer that says "you ask too often": the site slows down once it is not a lone one.
-RATE_LIMIT_STATUSES = frozenset({429})
-#: 429s among the last WINDOW answers that slow the site down: a rate limiter refuses request after
-#: request, while a lone 429 (one URL's own limit, a proxy's hiccup) is its page's retry to wait out.
-RATE_LIMITED = 2
 #: Answers that ask to come back later; a page may give them for a while (retries.py waits them out).
 BACKOFF_STATUSES = frozenset({429, 503})
 #: Answers of a server or gateway that failed for now: a fault of the page, or of the site.
 FAULT_STATUSES = frozenset({408, 502, 504, 522, 524})
 #: Statuses that say "not now" rather than "never": retried after a back-off (retries.py).
 TRANSIENT_STATUSES = BACKOFF_STATUSES | FAULT_STATUSES
-#: Recent answers from the site weighed to tell the site's trouble from a page's.
-WINDOW = 20
-#: Failures among the last WINDOW answers (and more than half of them) that slow the site down.
-TROUBLE_FAULTS = 5
-#: Answers in a row with a Retry-After that slow the site down to it.
-RETRY_AFTER_STREAK = 3
 #: Signal (sent by retries.py): a request to the site failed without an answer; arguments request, cause.
 SITE_FAULT = object()
 #: Signal (sent by retries.py): the site is down and the crawl stops; no arguments.
@@ -126,58 +109,6 @@ class _BackOff:
     normal_jitter: float
 
 
-@dataclass
-class _Health:
-    """The recent answers of one site: whether each failed, and the run of Retry-After answers."""
-
-    answers: deque[str] = field(default_factory=lambda: deque(maxlen=WINDOW))  # "" good, else the cause
-    asked_to_wait: int = 0
-
-    def note(self, cause: str, retry_after: float | None) -> None:
-        self.answers.append(cause)
-        self.asked_to_wait = self.asked_to_wait + 1 if retry_after is not None else 0
-
-    def in_trouble(self) -> bool:
-        """Whether the site, not a page, is failing: 429s, most recent answers failing, or each asking to wait."""
-        faults = sum(1 for cause in self.answers if cause)
-        limited = sum(1 for cause in self.answers if cause in _RATE_LIMIT_CAUSES)
-        return (
-            limited >= RATE_LIMITED
-            or (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers))
-            or self.asked_to_wait >= RETRY_AFTER_STREAK
-        )
-
-    def clear(self) -> None:
-        self.answers.clear()
-        self.asked_to_wait = 0
-
-
-_RATE_LIMIT_CAUSES = frozenset(str(status) for status in RATE_LIMIT_STATUSES)
-
-
-def is_retry(request: Request) -> bool:
-    """Whether the request retries a page that failed before: its failure is the page's, already counted."""
-    return bool(request.meta.get("retry_times") or request.meta.get(meta.LAST_PASS))
-
-
-class PacingAutoThrottle(AutoThrottle):
-    """Scrapy's AutoThrottle, pacing on a 304 as on a 200.
-
-    AutoThrottle keeps its delay on any other status, since small error pages would
-    otherwise speed the crawl up against a failing server. A 304 is no error: it is the
-    server's whole answer to a conditional request, and a recrawl is mostly 304s.
-    """
-
-    def _adjust_delay(self, slot: Slot, latency: float, response: Response) -> None:
-        # AutoThrottle reads nothing of the response but its status; Response.replace would copy
-        # the whole response once per 304 (a fifth of a millisecond, on every page of a recrawl).
-        super()._adjust_delay(slot, latency, _ANSWERED_200 if response.status == 304 else response)
-
-
-#: What PacingAutoThrottle shows AutoThrottle for a 304: an answer with the status of a 200.
-_ANSWERED_200 = cast("Response", SimpleNamespace(status=200))
-
-
 class Politeness:
     """Extension: keep each site's downloader slot at or above its Crawl-delay and back-off pause.
 
@@ -194,7 +125,7 @@ class Politeness:
         self.user_agent = user_agent
         self.crawl_delays: dict[str, float] = {}  # netloc -> seconds
         self.backoffs: dict[str, _BackOff] = {}  # downloader slot key -> state
-        self.health: dict[str, _Health] = {}  # downloader slot key -> its recent answers
+        self.health: dict[str, SiteHealth] = {}  # downloader slot key -> its recent answers
         self.down = False  # the site is down and the crawl stops: no more pauses
         # The first pause without Retry-After (SITEMAP_RETRY_DELAY; 0 leaves FIRST_BACKOFF).
         self._first = config.retry_delay or FIRST_BACKOFF
@@ -256,7 +187,7 @@ class Politeness:
         # A request sent before the last slow-down says nothing new about the site's state.
         sent = now - float(request.meta.get("download_latency") or 0.0)
         status = response.status
-        if status in BACKOFF_STATUSES or status in FAULT_STATUSES or "dataloss" in response.flags:
+        if status in TRANSIENT_STATUSES or "dataloss" in response.flags:
             retry_after = response_retry_after(response)
             header = response.headers.get(b"Retry-After")
             self._fault(key, slot, request, response.url, str(status), retry_after, header, now, sent)
@@ -299,9 +230,9 @@ class Politeness:
         retry_after: float | None, header: bytes | None, now: float, sent: float,
     ) -> None:  # fmt: skip
         """A failed answer: slow the site down if it is the site's trouble, not the page's."""
-        health = self.health.setdefault(key, _Health())
         if is_retry(request):
             return  # the page failed before: its retries wait on their own back-off
+        health = self.health.setdefault(key, SiteHealth())
         health.note(cause, retry_after)
         state = self.backoffs.get(key)
         if (state is not None and sent >= state.since) or health.in_trouble():

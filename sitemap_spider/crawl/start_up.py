@@ -20,7 +20,7 @@ from scrapy.extensions.throttle import AutoThrottle
 from sitemap_spider import modes
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
-from sitemap_spider.crawl import middlewares, politeness, retries
+from sitemap_spider.crawl import middlewares, retries, throttle
 from sitemap_spider.history.location import HistoryLocation, old_default_file
 from sitemap_spider.history.moving import move_old_history
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
@@ -51,7 +51,7 @@ def configure_settings(settings: BaseSettings) -> None:
     # AutoThrottle, pacing on 304s too: a recrawl is mostly 304s.
     order = next(v for k, v in settings.getdict("EXTENSIONS_BASE").items() if k.endswith(AutoThrottle.__name__))
     settings.set_in_component_priority_dict("EXTENSIONS", AutoThrottle, None)
-    settings.setdefault_in_component_priority_dict("EXTENSIONS", politeness.PacingAutoThrottle, order)
+    settings.setdefault_in_component_priority_dict("EXTENSIONS", throttle.PacingAutoThrottle, order)
     modes.configure(settings)
 
 

@@ -35,9 +35,9 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.asyncio import CallLaterResult, call_later
 from scrapy.utils.defer import deferred_from_coro
 
-from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
-from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, is_retry
+from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES
+from sitemap_spider.crawl.site_health import is_retry
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

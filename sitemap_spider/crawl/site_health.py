@@ -1,0 +1,61 @@
+"""Whether the site itself is in trouble, not one of its pages: its recent answers weighed.
+
+politeness.py slows the whole site down only when these say so, as Google describes its
+crawler doing on 5xx and 429 answers; a failing page's own retries wait on their own
+back-off (retries.py) and say nothing new about the site.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sitemap_spider import request_meta as meta
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+#: The answer that says "you ask too often": the site slows down once it is not a lone one.
+RATE_LIMIT_STATUSES = frozenset({429})
+#: 429s among the last WINDOW answers that slow the site down: a rate limiter refuses request after
+#: request, while a lone 429 (one URL's own limit, a proxy's hiccup) is its page's retry to wait out.
+RATE_LIMITED = 2
+#: Recent answers from the site weighed to tell the site's trouble from a page's.
+WINDOW = 20
+#: Failures among the last WINDOW answers (and more than half of them) that slow the site down.
+TROUBLE_FAULTS = 5
+#: Answers in a row with a Retry-After that slow the site down to it.
+RETRY_AFTER_STREAK = 3
+_RATE_LIMIT_CAUSES = frozenset(str(status) for status in RATE_LIMIT_STATUSES)
+
+
+@dataclass
+class SiteHealth:
+    """The recent answers of one site: whether each failed, and the run of Retry-After answers."""
+
+    answers: deque[str] = field(default_factory=lambda: deque(maxlen=WINDOW))  # "" good, else the cause
+    asked_to_wait: int = 0
+
+    def note(self, cause: str, retry_after: float | None) -> None:
+        self.answers.append(cause)
+        self.asked_to_wait = self.asked_to_wait + 1 if retry_after is not None else 0
+
+    def in_trouble(self) -> bool:
+        """Whether the site, not a page, is failing: 429s, most recent answers failing, or each asking to wait."""
+        faults = sum(1 for cause in self.answers if cause)
+        limited = sum(1 for cause in self.answers if cause in _RATE_LIMIT_CAUSES)
+        return (
+            limited >= RATE_LIMITED
+            or (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers))
+            or self.asked_to_wait >= RETRY_AFTER_STREAK
+        )
+
+    def clear(self) -> None:
+        self.answers.clear()
+        self.asked_to_wait = 0
+
+
+def is_retry(request: Request) -> bool:
+    """Whether the request retries a page that failed before: its failure is the page's, already counted."""
+    return bool(request.meta.get("retry_times") or request.meta.get(meta.LAST_PASS))
