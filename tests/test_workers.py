@@ -149,6 +149,17 @@ def test_generated_site_two_processes_fetch_each_page_once(generated: RunningSit
     assert not problems, problems
 
 
+def test_links_met_before_the_helper_started_are_all_fetched(generated: RunningSite, tmp_path: Path) -> None:
+    """A page's links are all met at once but requested one by one as Scrapy takes the callback's
+    output: with CONCURRENT_ITEMS=1 that spans many turns of the loop, and the helper may start
+    in between. The links of its half met before are the leader's to fetch (they were lost)."""
+    result = run_crawl(generated.start_url, tmp_path, settings={**TWO, "CONCURRENT_ITEMS": "1"}, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert stats_value(result.stderr, "sitemap/workers") == 2
+    urls = read_sitemap_set(result.output_dir, generated.origin + "/")
+    assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
+
+
 def test_a_small_site_stays_in_one_process(generated: RunningSite, tmp_path: Path) -> None:
     result = run_crawl(generated.start_url, tmp_path, settings={"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "100000"})
     assert result.returncode == 0, result.describe()

@@ -63,10 +63,20 @@ class Leader(Workers):
         self._helper_done = False
         self._decided = False  # whether to start the helper
         self._helper_queued = 0  # the helper's queue, as it last said
+        # Links of the helper's half met here before it started, announced to it as requested
+        # here (see _start_helper): this process must fetch them itself, when at all.
+        self._announced: set[str] = set()
         crawler.signals.connect(self._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._on_closed, signal=signals.spider_closed)
 
     def hand_over(self, url: str, depth: int, skip: str | None = None) -> bool:
+        if url in self._announced:
+            # Met before the helper started but requested only now: a page's links are all
+            # marked met at once and turned into requests lazily, one by one, as Scrapy takes
+            # the callback's output (with CONCURRENT_ITEMS=1, across many turns of the loop).
+            # The helper was told this URL is requested here and would drop it.
+            self._announced.discard(url)
+            return False
         if not super().hand_over(url, depth, skip):
             return False
         self._handed.append((url, depth, skip))  # crawled here if the helper dies
@@ -103,6 +113,7 @@ class Leader(Workers):
             # URLs this process requested before the helper existed stay its own: the helper
             # must not fetch the ones its hash gives it again when it meets links to them.
             mine = [url for url in self.met if url.startswith(("http://", "https://")) and owner(url, 2) == 1]
+            self._announced = set(mine)
             self.channel.send({"t": "met", "u": mine})
         assert self.crawler.stats is not None
         self.crawler.stats.set_value(keys.WORKERS, 2)
