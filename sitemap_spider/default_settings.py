@@ -20,7 +20,7 @@ SITEMAP_BASE_URL: str | None = None
 # either (the defaults are the protocol's maximums).
 SITEMAP_MAX_URLS = 50_000
 SITEMAP_MAX_BYTES = 52_428_800
-# Write shards as reproducible .xml.gz files (the index stays plain XML).
+# Write shards as reproducible .xml.gz files (gzip mtime 0; the index stays plain XML).
 SITEMAP_GZIP = False
 # Validate every file against the official XSDs before publishing it.
 SITEMAP_VALIDATE = True
