@@ -5,6 +5,7 @@ default_settings.py, and the README's relative links name files that exist."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import lxml.html
 import pytest
+from scrapy.utils.misc import load_object
 
 import sitemap_spider.default_settings as default_settings
 from tests.crawl_fixtures import REPO_ROOT
@@ -88,3 +90,29 @@ def test_the_readme_links_name_files_that_exist() -> None:
 
 def test_the_readme_stays_short() -> None:
     assert len((REPO_ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 200
+
+
+def _manual_text() -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in [REPO_ROOT / "README.md", *DOCS.glob("*.md")])
+
+
+def test_the_files_the_manual_names_exist() -> None:
+    named = set(re.findall(r"\b(?:sitemap_spider|tests|bench)/[\w/.-]+\.(?:py|xsd|md|json)\b", _manual_text()))
+    assert len(named) > 10, named
+    assert not sorted(path for path in named if not (REPO_ROOT / path).exists())
+
+
+def test_the_python_names_the_manual_gives_resolve() -> None:
+    """Dotted names a user copies into settings (ADDONS, FEED_EXPORTERS, ...) import as written."""
+    named = set(re.findall(r"\bsitemap_spider(?:\.\w+)+", _manual_text()))
+    assert "sitemap_spider.Addon" in named
+    unresolved = []
+    for dotted in sorted(named):
+        try:
+            load_object(dotted)
+        except (ImportError, NameError, ValueError):
+            try:
+                importlib.import_module(dotted)
+            except ImportError:
+                unresolved.append(dotted)
+    assert not unresolved
