@@ -116,3 +116,17 @@ def test_the_python_names_the_manual_gives_resolve() -> None:
             except ImportError:
                 unresolved.append(dotted)
     assert not unresolved
+
+
+def test_every_requirement_says_why_it_is_here() -> None:
+    page = (DOCS / "dependencies.md").read_text(encoding="utf-8")
+    explained = set(re.findall(r"^\|([^|]+)\|", page, re.MULTILINE))
+    names = {name for cell in explained for name in re.findall(r"`([\w.-]+)", cell)}
+    required = {
+        re.split(r"[<>=!~\[ ;]", line.strip(), maxsplit=1)[0].lower()
+        for path in ("requirements.txt", "requirements-test.txt")
+        for line in (REPO_ROOT / path).read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith(("#", "-"))
+    }
+    assert len(required) > 15, required
+    assert not sorted(required - {name.lower() for name in names})
