@@ -1,26 +1,32 @@
 """Defaults of the sitemap spider: every ``SITEMAP_*`` setting and the Scrapy settings it changes.
 
 The spider applies these at Scrapy's 'default' priority, so a project's
-settings.py and ``-s NAME=VALUE`` override any of them. The README lists each
-one with its type and meaning; ``config.SitemapConfig`` validates them.
+settings.py and ``-s NAME=VALUE`` override any of them; ``config.SitemapConfig`` validates them.
+The manual's settings reference (docs/settings.md) is generated from this module: each
+assignment is a setting, the ``#`` lines right above it say what it does (a setting on the line
+after another shares its block), and ``# --- Title ---`` lines open its sections.
 """
 
 from __future__ import annotations
 
 # --- Output -----------------------------------------------------------------
-# Directory the sitemap set is published to (relative to the working directory).
+# Directory the sitemap set is published to (relative to the working directory; under Scrapyd
+# it must be absolute, since jobs run in Scrapyd's own directory).
 SITEMAP_OUTPUT_DIR = "sitemaps"
-# Absolute URL the files will be served from; None means the public origin + "/".
+# Absolute URL the files will be served from: each index <loc> is this URL + the file's name;
+# None means the public origin + "/".
 SITEMAP_BASE_URL: str | None = None
-# Shard limits: a shard closes before an entry would cross either (protocol maximums).
+# Shard limits, URLs and uncompressed bytes per file: a shard closes before an entry would cross
+# either (the defaults are the protocol's maximums).
 SITEMAP_MAX_URLS = 50_000
 SITEMAP_MAX_BYTES = 52_428_800
-# Write shards as reproducible .xml.gz files (the index stays plain XML).
+# Write shards as reproducible .xml.gz files (gzip mtime 0; the index stays plain XML).
 SITEMAP_GZIP = False
 # Validate every file against the official XSDs before publishing it.
 SITEMAP_VALIDATE = True
-# Path of the report: JSON listing every excluded URL with its reason, or, for a path ending
-# in .html, one self-contained page with charts and sortable tables; None: no report.
+# Path of the report: JSON (counts, stats, every excluded URL with its reason), or, for a path
+# ending in .html, one self-contained page with charts and sortable tables; None: no report.
+# Written by every crawl, SITEMAP_PUBLISH=False included; `scrapy audit` adds its findings.
 SITEMAP_REPORT: str | None = None
 # auto: a live status line on a terminal, and a progress log line every LOGSTATS_INTERVAL
 # seconds; log: the log line only; off: neither.
@@ -29,7 +35,8 @@ SITEMAP_PROGRESS = "auto"
 SITEMAP_SORT_RUN_SIZE = 100_000
 # `scrapy publish`: stop at the first bad input line instead of reporting and skipping it.
 SITEMAP_STOP_ON_BAD_INPUT = False
-# False: the crawl collects its entries and exclusions and publishes nothing (`scrapy audit`).
+# False: the crawl collects its entries and exclusions and publishes nothing (what `scrapy audit`
+# runs); one process only: not with JOBDIR nor SITEMAP_REDIS_URL.
 SITEMAP_PUBLISH = True
 
 # --- Which URLs are listed ----------------------------------------------------
@@ -45,7 +52,8 @@ SITEMAP_INCLUDE_CANONICALISED = False
 SITEMAP_DEDUPE_CONTENT = True
 # Agent names whose robots meta tags and X-Robots-Tag lines apply besides "robots".
 SITEMAP_ROBOTS_AGENTS = ["googlebot"]
-# changefreq / priority rules: [{"pattern": regex, "changefreq": word, "priority": 0.0-1.0}].
+# changefreq / priority rules: [{"pattern": regex, "changefreq": word, "priority": 0.0-1.0}],
+# the first rule whose pattern matches wins.
 # Google and Bing ignore both fields, so nothing is written unless rules say so.
 SITEMAP_RULES: list[dict[str, object]] = []
 
@@ -75,7 +83,7 @@ SITEMAP_WORKERS_AFTER = 500
 # --- One crawl, several workers (Redis through scrapy-redis) -----------------
 # redis://host:6379/0: share the crawl with every worker given the same URL; None: one process.
 SITEMAP_REDIS_URL: str | None = None
-# Prefix of the crawl's Redis keys; None: derived from the start URL's origin.
+# Prefix of the crawl's Redis keys (sitemap:<id>:...); None: derived from the start URL's origin.
 SITEMAP_CRAWL_ID: str | None = None
 # Join an unfinished shared crawl whose workers are all gone instead of starting it over.
 SITEMAP_RESUME = False
@@ -107,8 +115,9 @@ SITEMAP_RENDER_PAGES = 4
 # The longest robots.txt Crawl-delay obeyed, in seconds: a larger one is cut to
 # this (and logged) so that "Crawl-delay: 86400" cannot stall the crawl; 0 ignores Crawl-delay.
 SITEMAP_MAX_CRAWL_DELAY = 60.0
-# The longest pause, in seconds, after a 429 or 503: a larger Retry-After is cut to
-# this, and the doubling pause without Retry-After stops growing at it; 0: no back-off.
+# The longest pause of the site when it is in trouble (429s, most recent answers failing,
+# answers asking to wait), and the longest retry wait of a page, in seconds: a larger
+# Retry-After is cut to this, and the doubling back-off stops growing at it; 0: no back-off.
 SITEMAP_MAX_BACKOFF = 120.0
 # Transient faults (429, 502, 503, 504, 408, 522, 524, connection errors, truncated
 # bodies) are retried this many times, each page on its own back-off: SITEMAP_RETRY_DELAY
@@ -117,6 +126,8 @@ SITEMAP_MAX_BACKOFF = 120.0
 # most SITEMAP_RETRY_LAST_PASS_DELAY seconds more, all together; then, if the site's home
 # page answers, their waits are cut short (their tries are not), and a page out of retries
 # is tried once more (the last pass) before it is given up (crawl/retries.py).
+# SITEMAP_RETRY_DELAY is also the site's first pause when it is in trouble and gave no
+# Retry-After; 0: retries at once.
 SITEMAP_RETRY_TIMES = 5
 SITEMAP_RETRY_DELAY = 1.0
 SITEMAP_RETRY_LAST_PASS_DELAY = 30.0
@@ -134,17 +145,19 @@ SITEMAP_INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
 # The SQLite file of what the last published crawl saw (dates changes, asks for 304s,
 # keeps failing pages listed); None: sitemap-history/<origin>.sqlite in the user's data
 # directory (platformdirs: ~/.local/share/sitemap_spider on Linux), the same file wherever
-# the crawl is started; "off" or "": no history. Never inside SITEMAP_OUTPUT_DIR.
+# the crawl is started; "off" or "": no history. Never inside SITEMAP_OUTPUT_DIR; under Scrapyd
+# a named file must be an absolute path.
 SITEMAP_HISTORY: str | None = None
 # A page of the last set that fails (timeout, connection error, 5xx, 429) stays listed
 # with its previous entry for this many days since it was last fetched well.
 SITEMAP_KEEP_FAILED_DAYS = 7.0
-# --- Rich sitemaps (rich_config.py; README, "Rich sitemaps") ------------------
+# --- Rich sitemaps (rich_config.py; docs/rich.md) ------------------------------
 # hreflang alternates (<link rel="alternate" hreflang>, Link headers): reciprocal ones are written.
 SITEMAP_HREFLANG = True
 # image:image of each listed page's content images (never downloaded).
 SITEMAP_IMAGES = False
-# Hosts besides the site's own that images may be on (CDNs): ["cdn.example.com"].
+# Hosts besides the site's own that images may be on (CDNs): ["cdn.example.com"], with :port
+# when not the default.
 SITEMAP_IMAGE_HOSTS: list[str] = []
 # An image whose declared width or height is under this many pixels is an icon: left out.
 SITEMAP_IMAGE_MIN_SIZE = 48
@@ -156,6 +169,7 @@ SITEMAP_NEWS_NAME: str | None = None
 SITEMAP_NEWS_LANGUAGE: str | None = None
 
 # --- Scrapy settings this crawl changes -------------------------------------
+# robots.txt decides what is fetched, and so what can be listed.
 ROBOTSTXT_OBEY = True
 # Breadth-first: with a depth limit, Scrapy's default LIFO order would drop pages
 # first reached through a long path; FIFO reaches every page by its shortest one.

@@ -135,7 +135,7 @@ def test_a_project_with_the_addon_publishes_its_items_as_a_sitemap_set(shop_site
 def test_the_addon_brings_the_sitemap_feed_format(shop_site: str, tmp_path: Path) -> None:
     project = write_project(tmp_path / "project")
     target = tmp_path / "feed" / "urls.xml"
-    # FEEDS, not -o: Scrapy checks the format of -o before add-ons load (the README says so).
+    # FEEDS, not -o: Scrapy checks the format of -o before add-ons load (docs/addon.md says so).
     feeds = json.dumps({str(target): {"format": "sitemap"}})
     done = run_scrapy(
         project, "crawl", "products", "-a", f"start={shop_site}",

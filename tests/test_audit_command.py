@@ -206,7 +206,7 @@ def test_an_audit_describes_the_site_as_it_answers_now_whatever_the_history_says
     assert not [r.target for r in asked if any(n.lower().startswith("if-") for n, _ in r.headers)], described
     assert hashlib.sha256(history.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["history.sqlite", "report.json", "sitemaps"])
-    # The audit's retries (README): two, then a last pass, a few seconds on this site (measured: 5 s)
+    # The audit's retries (docs/audit.md): two, then a last pass, a few seconds on this site (measured: 5 s)
     # where the crawl's own (five from 1 s, then up to 30 s for the last pass) took 33 s.
     assert [r.target for r in asked].count("/b") == 4, described
     assert seconds < 25, described

@@ -205,8 +205,8 @@ def test_report_uses_documented_reasons(case_crawl: SiteCrawl) -> None:
     assert report is not None
     used = {item["reason"] for item in report["excluded_urls"]} | set(report["excluded"])
     assert used <= set(REASONS), sorted(used - set(REASONS))
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    undocumented = [reason for reason in REASONS if f"`{reason}`" not in readme]
+    rules = (Path(__file__).parent.parent / "docs" / "crawling.md").read_text(encoding="utf-8")
+    undocumented = [reason for reason in REASONS if f"`{reason}`" not in rules]
     assert not undocumented, undocumented
 
 

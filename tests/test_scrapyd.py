@@ -527,7 +527,7 @@ def test_scheduled_crawl_publishes_the_same_set_as_scrapy_crawl(
 
 def test_bad_argument_ends_the_job_without_publishing(scrapyd: Scrapyd, jobs: Jobs) -> None:
     scrapyd.wait_for_job(jobs.bad_argument)
-    # 2: a bad setting or argument (README "Exit codes").
+    # 2: a bad setting or argument (docs/reports.md, "Exit codes").
     assert scrapyd.job_exit_status(jobs.bad_argument) == "2", tail(scrapyd.daemon_log())
     assert not jobs.bad_argument_output.exists()
     # What the process printed: Scrapyd keeps it in its own log.
@@ -552,15 +552,15 @@ def test_relative_output_dir_is_refused_under_scrapyd(scrapyd: Scrapyd, jobs: Jo
 
 
 # ---------------------------------------------------------------------------
-# The README's schedule.json, as it stands, run twice
+# The manual's schedule.json, as it stands, run twice
 # ---------------------------------------------------------------------------
 
 
 def readme_schedule_fields() -> list[tuple[str, str]]:
-    """The ``-d`` fields of the README's schedule.json example ("Deploy to Scrapyd")."""
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"curl http://localhost:6800/schedule\.json(.*?)\n\n", readme, re.DOTALL)
-    assert example, "no schedule.json example in the README"
+    """The ``-d`` fields of the schedule.json example of docs/modes.md ("Deploy to Scrapyd")."""
+    page = (REPO_ROOT / "docs" / "modes.md").read_text(encoding="utf-8")
+    example = re.search(r"curl http://localhost:6800/schedule\.json(.*?)\n\n", page, re.DOTALL)
+    assert example, "no schedule.json example in docs/modes.md"
     pairs = re.findall(r"-d (\S+?)=(\S+)", example.group(1))
     return [(name, value) for name, value in pairs]
 
@@ -571,10 +571,10 @@ def job_stat(log: str, key: str) -> int | None:
     return int(found[-1]) if found else None
 
 
-def test_the_readme_schedule_publishes_and_the_next_run_gets_304s(
+def test_the_manual_schedule_publishes_and_the_next_run_gets_304s(
     scrapyd: Scrapyd, deployment: dict[str, Any], tmp_path: Path
 ) -> None:
-    """Exactly the README's fields, url and an absolute SITEMAP_OUTPUT_DIR: the default crawl history
+    """Exactly the manual's fields, url and an absolute SITEMAP_OUTPUT_DIR: the default crawl history
     (the Scrapyd user's data directory) is taken, and the second run revalidates with it."""
     assert deployment["status"] == "ok", deployment
     fields = readme_schedule_fields()
