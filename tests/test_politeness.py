@@ -235,6 +235,54 @@ def test_one_page_s_503_holds_back_that_page_not_the_site(tmp_path: Path) -> Non
     assert "slowing down" not in result.stderr
 
 
+def test_one_slow_page_does_not_slow_the_site(tmp_path: Path) -> None:
+    """AutoThrottle alone jumps to one answer's latency: a page taking 2 s spaced the next
+    requests 0.5 s, 0.25 s, ... apart. The site's pace is its answers' median latency."""
+    answered: list[float] = []
+
+    def slow(_request: SiteRequest) -> Route:
+        time.sleep(2.0)
+        answered.append(time.monotonic())
+        return page("Slow")
+
+    # Fast pages found a few at a time down a chain (within DEPTH_LIMIT): the crawl goes on
+    # well after /slow answers.
+    chain = 90
+    leaves = {f"/c{i}/{leaf}": page(f"C{i} {leaf}") for i in range(chain) for leaf in "abc"}
+    routes = {
+        "/robots.txt": robots("User-agent: *\nDisallow: /private/\n"),
+        "/": page("Home", "/slow", "/c0"),
+        **{f"/c{i}": page(f"C{i}", f"/c{i + 1}", *(f"/c{i}/{leaf}" for leaf in "abc")) for i in range(chain)},
+        f"/c{chain}": page("End"),
+        **leaves,
+    }
+    with TimedServer(routes, [("/slow", slow)]) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={"RANDOMIZE_DOWNLOAD_DELAY": "False"})
+        assert listed_paths(result, server) == {"/", "/slow", *(f"/c{i}" for i in range(chain + 1)), *leaves}
+        after = [t for t in server.arrivals() if t > answered[0]]
+    assert len(after) >= 20, "the chain ended before /slow answered: make it longer"
+    long_gaps = [gap for gap in gaps(after[:20]) if gap >= 0.24]
+    assert len(long_gaps) < 2, long_gaps
+
+
+def test_a_site_whose_answers_all_take_long_is_paced_by_their_latency(tmp_path: Path) -> None:
+    """The median of a slow site's answers is slow: AutoThrottle's pace (latency / target
+    concurrency, 0.4 s / 4 here) holds once a few answers are in."""
+
+    def slow(request: SiteRequest) -> Route:
+        time.sleep(0.4)
+        return page(request.target)
+
+    pages = [f"/s{i}" for i in range(30)]
+    routes = {"/robots.txt": robots("User-agent: *\nDisallow: /private/\n"), "/": page("Home", *pages)}
+    with TimedServer(routes, [(path, slow) for path in pages]) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={"RANDOMIZE_DOWNLOAD_DELAY": "False"})
+        assert listed_paths(result, server) == {"/", *pages}
+        arrivals = [t for t in server.arrivals() if t > server.arrivals("/")[0]]
+    later = sorted(gaps(arrivals[10:]))
+    assert later[len(later) // 2] >= 0.09, later
+
+
 def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_path: Path) -> None:
     unavailable = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "2")), body=b"busy")
     busy = ["/b1", "/b2", "/b3"]
