@@ -22,6 +22,7 @@ from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.utils.request import request_from_dict
 
 from sitemap_spider import request_meta as meta
+from sitemap_spider.config import SitemapConfig
 from sitemap_spider.modes.state import CrawlState
 from sitemap_spider.sitemaps.storage import process_alive
 
@@ -124,13 +125,41 @@ def _remove_abandoned_queues() -> None:
 
 
 class SpillScheduler(Scheduler):
-    """Scrapy's scheduler, with its queue on disk in a temporary directory when there is no JOBDIR.
+    """Scrapy's scheduler, spilling its queue to disk in a temporary directory when there is no JOBDIR.
 
     Without JOBDIR, Scrapy keeps every queued Request in memory, about 1.5 KB each: a
     breadth-first crawl of a big site queues most of the site at once (a 200,000-page
     site held over 280 MB after two minutes). Scrapy's own disk queues, the ones JOBDIR
     uses, keep that memory flat; the directory is removed when the crawl closes.
+
+    Pickling each request to disk and back cost about 0.8 ms of CPU a page, so the first
+    ``SITEMAP_QUEUE_MEMORY`` requests stay in memory. Once that many wait, new ones go to
+    disk until the disk queue is empty again: Scrapy takes the memory queue first, which
+    then holds the older requests, and breadth-first order holds.
     """
+
+    _in_memory = 0
+    _spilling = True
+
+    def open(self, spider: Spider) -> Any:
+        assert self.crawler is not None
+        if getattr(self, "_spill_dir", None) is not None:
+            self._in_memory = SitemapConfig.from_settings(self.crawler.settings).queue_memory
+            self._spilling = False
+        return super().open(spider)
+
+    def _dqpush(self, request: Request) -> bool:
+        if not self._spilling:
+            if len(self.mqs) < self._in_memory:
+                return False  # Scrapy's scheduler puts it in the memory queue
+            self._spilling = True
+        return super()._dqpush(request)
+
+    def _dqpop(self) -> Request | None:
+        request = super()._dqpop()
+        if request is None and self._in_memory:
+            self._spilling = False  # the disk queue is empty: new requests stay in memory again
+        return request
 
     def _dqdir(self, jobdir: str | None) -> str | None:
         if jobdir:
