@@ -76,7 +76,9 @@ def use_audit_settings(settings: BaseSettings) -> None:
 
 
 class Command(ScrapyCommand):
-    requires_project = True
+    # Registered as a `scrapy.commands` entry point: it runs in any project, and outside one
+    # with Scrapy's defaults and the SITEMAP_* ones.
+    requires_project = False
     default_settings: ClassVar[dict[str, Any]] = {"LOG_LEVEL": "WARNING"}
 
     def syntax(self) -> str:

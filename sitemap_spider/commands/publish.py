@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 class Command(ScrapyCommand):
-    requires_project = True
+    # Registered as a `scrapy.commands` entry point: it runs in any project, and outside one
+    # with Scrapy's defaults and the SITEMAP_* ones.
+    requires_project = False
     requires_crawler_process = False
     # Scrapy's DEBUG default would log every spilled sort run.
     default_settings: ClassVar[dict[str, Any]] = {"LOG_LEVEL": "INFO"}

@@ -32,7 +32,9 @@ def is_url(argument: str) -> bool:
 
 
 class Command(ScrapyCommand):
-    requires_project = True
+    # Registered as a `scrapy.commands` entry point: it runs in any project, and outside one
+    # with Scrapy's defaults and the SITEMAP_* ones.
+    requires_project = False
     # Scrapy's DEBUG default would log every request of the fetching crawl.
     default_settings: ClassVar[dict[str, Any]] = {"LOG_LEVEL": "WARNING"}
 

@@ -14,7 +14,6 @@ from sitemap_spider.modes import workers
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.collecting import CollectingMode
 from sitemap_spider.modes.resumable import DurableMode, Resumable
-from sitemap_spider.modes.shared import SharedMode
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -30,10 +29,22 @@ def mode_class(settings: BaseSettings) -> type[CrawlMode]:
     if not _publishes(settings):
         return CollectingMode
     if settings.get("SITEMAP_REDIS_URL"):
-        return SharedMode
+        return _shared_mode()
     if settings.get("JOBDIR"):
         return Resumable
     return CrawlMode
+
+
+def _shared_mode() -> type[CrawlMode]:
+    """The shared mode, imported when asked for: scrapy-redis is optional (the ``redis`` extra)."""
+    try:
+        from sitemap_spider.modes.shared import SharedMode
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("redis", "scrapy_redis"):
+            raise
+        hint = f"needs scrapy-redis: pip install 'sitemap_spider[redis]' ({exc})"
+        raise ConfigError("SITEMAP_REDIS_URL", hint) from exc
+    return SharedMode
 
 
 def _publishes(settings: BaseSettings) -> bool:

@@ -2,13 +2,15 @@
 
 Playwright's own Chromium (``playwright install chromium``) is preferred; then
 a system Chromium or Chrome on the PATH; ``SITEMAP_BROWSER_PATH`` names one
-explicitly. Everything a page loads besides its own document and same-site
+explicitly. Rendering also needs scrapy-playwright (the ``render`` extra): without it
+there is no browser, whatever is installed. Everything a page loads besides its own document and same-site
 scripts, XHR and fetch is aborted: images, fonts and analytics cost time and
 build no links. Nothing on another origin is requested, navigations included.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import shutil
@@ -35,7 +37,8 @@ _QUIET_ARGS = (
 # Resource types a page needs to build its DOM; everything else is aborted.
 _KEPT_RESOURCES = frozenset({"document", "script", "xhr", "fetch"})
 INSTALL_HINT = (
-    "install a browser with `playwright install chromium` (or Debian's `apt-get install chromium`), "
+    "install scrapy-playwright (pip install 'sitemap_spider[render]') and a browser with "
+    "`playwright install chromium` (or Debian's `apt-get install chromium`), "
     "or name one with -s SITEMAP_BROWSER_PATH=/path/to/chrome"
 )
 
@@ -61,6 +64,8 @@ def _playwright_chromium() -> Path | None:
 
 def find_browser(explicit: str | None) -> Browser | None:
     """The browser to render with, or None when there is none."""
+    if importlib.util.find_spec("scrapy_playwright") is None:
+        return None  # installed without the render extra: no browser can be driven
     if explicit:
         found = shutil.which(explicit) or explicit
         if os.path.isfile(found) and os.access(found, os.X_OK):
