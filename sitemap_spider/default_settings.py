@@ -64,6 +64,12 @@ SITEMAP_FOLLOW_NOFOLLOW = True
 # (relative links building /a/more/more/more/...), and is not fetched.
 SITEMAP_MAX_SEGMENT_REPEATS = 3
 
+# --- How the crawl is run (modes/) ---------------------------------------------
+# The class that picks the crawl's mode from JOBDIR, SITEMAP_WORKERS, SITEMAP_REDIS_URL and
+# SITEMAP_PUBLISH, and makes it; the crawl sees the mode only through
+# sitemap_spider.crawl.mode.Mode, as Scrapy's engine sees the class SCHEDULER names.
+SITEMAP_MODE_CHOOSER = "sitemap_spider.modes.SettingsChooser"
+
 # --- Both cores of this machine ------------------------------------------------
 # Crawling processes: "auto" is one per core, at most 2. The second one starts
 # once SITEMAP_WORKERS_AFTER requests wait in the queue (a small site never
