@@ -91,7 +91,9 @@ def test_the_mode_chooser_the_settings_name_makes_the_mode(case_site: RunningSit
         "pathlib.PurePath",  # made, but chooses nothing
     ],
 )
-def test_a_mode_chooser_that_is_not_one_stops_the_crawl(case_site: RunningSite, tmp_path: Path, chooser: str) -> None:
+def test_a_mode_chooser_that_is_not_one_stops_the_crawl(
+    case_site: RunningSite, tmp_path: Path, chooser: str
+) -> None:
     crawl = crawl_site(case_site, tmp_path, settings={"SITEMAP_MODE_CHOOSER": chooser})
     assert crawl.result.returncode == 2, crawl.result.describe()
     assert "error: SITEMAP_MODE_CHOOSER: " in crawl.result.stderr

@@ -39,7 +39,7 @@ CHOOSER_SETTING = "SITEMAP_MODE_CHOOSER"
 
 
 class RetryHolder(Protocol):
-    """Where a page's retry waits out its back-off, and where a page out of retries waits for the last pass."""
+    """Where a page's retry waits out its back-off, and a page out of retries waits for the last pass."""
 
     #: When the site last gave an answer that was not a transient fault (monotonic), if it did.
     site_answered: float | None
@@ -136,8 +136,9 @@ def mode_chooser(settings: BaseSettings) -> ModeChooser:
     try:
         chooser = load_object(path)()
     except (ImportError, NameError, ValueError, TypeError) as exc:
-        raise ConfigError(CHOOSER_SETTING, f"must name a class that can be imported, got {path!r} ({exc})") from exc
-    missing = [name for name in ("configure", "check", "for_crawler") if not callable(getattr(chooser, name, None))]
+        raise ConfigError(CHOOSER_SETTING, f"must name a class that can be made: {path!r} ({exc})") from exc
+    needed = ("configure", "check", "for_crawler")
+    missing = [name for name in needed if not callable(getattr(chooser, name, None))]
     if missing:
         raise ConfigError(CHOOSER_SETTING, f"{path!r} has no {', '.join(missing)}")
     result: ModeChooser = chooser

@@ -47,7 +47,7 @@ def _publishes(settings: BaseSettings) -> bool:
 
 
 class SettingsChooser(ModeChooser):
-    """The modes of this package, picked by ``SITEMAP_PUBLISH``, ``SITEMAP_REDIS_URL``, ``JOBDIR`` and ``SITEMAP_WORKERS``."""
+    """This package's modes, picked by SITEMAP_PUBLISH, SITEMAP_REDIS_URL, JOBDIR and SITEMAP_WORKERS."""
 
     def configure(self, settings: BaseSettings) -> None:
         """The scheduler and middlewares of the mode the settings ask for."""
