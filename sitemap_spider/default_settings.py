@@ -77,6 +77,12 @@ SITEMAP_MAX_SEGMENT_REPEATS = 3
 # queue this size takes about 15 MB. 0: every request waits on disk.
 SITEMAP_QUEUE_MEMORY = 10_000
 
+# --- How the crawl is run (modes/) ---------------------------------------------
+# The class that picks the crawl's mode from JOBDIR, SITEMAP_WORKERS, SITEMAP_REDIS_URL and
+# SITEMAP_PUBLISH, and makes it; the crawl sees the mode only through
+# sitemap_spider.crawl.mode.Mode, as Scrapy's engine sees the class SCHEDULER names.
+SITEMAP_MODE_CHOOSER = "sitemap_spider.modes.SettingsChooser"
+
 # --- Both cores of this machine ------------------------------------------------
 # Crawling processes: "auto" is one per core, at most 2. The second one starts
 # once SITEMAP_WORKERS_AFTER requests wait in the queue (a small site never

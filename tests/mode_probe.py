@@ -2,6 +2,7 @@
 
 Named with ``-s EXTENSIONS={"tests.mode_probe.ModeProbe": 0}`` and ``-s MODE_PROBE=path``;
 it connects to spider_closed before the pipeline does, so it sees the mode before its end.
+:class:`OneProcessChooser` is a project's own ``SITEMAP_MODE_CHOOSER``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from scrapy import Spider, signals
+from scrapy.crawler import Crawler
+
+from sitemap_spider.config import CrawlTarget, SitemapConfig
+from sitemap_spider.modes import CrawlMode, SettingsChooser
 
 
 class ModeProbe:
@@ -42,3 +47,15 @@ class ModeProbe:
         # The helper of a two-process crawl writes beside the leader.
         path = self.path if type(mode).__name__ != "Helper" else self.path.with_suffix(".helper.json")
         path.write_text(json.dumps(facts))
+
+
+class OneProcessChooser(SettingsChooser):
+    """The settings' scheduler and checks, and a crawl in this one process whatever SITEMAP_WORKERS says."""
+
+    def for_crawler(
+        self, crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
+    ) -> CrawlMode:
+        mode = CrawlMode(crawler, config, target.base_url(config), target.site.to_crawl)
+        origin = target.site.crawl_origin
+        mode.use_history(config.history.file_for(origin), origin)
+        return mode

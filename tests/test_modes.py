@@ -68,6 +68,38 @@ def test_shared_mode(case_site: RunningSite, tmp_path: Path, redis_url: str) -> 
     assert facts["stored_entries"] >= crawl.result.report["urls"] > 0
 
 
+def test_the_mode_chooser_the_settings_name_makes_the_mode(case_site: RunningSite, tmp_path: Path) -> None:
+    # SITEMAP_WORKERS=2 would start a second process; the project's chooser keeps the crawl in one.
+    crawl, facts = crawl_in_mode(
+        case_site,
+        tmp_path,
+        SITEMAP_WORKERS="2",
+        SITEMAP_WORKERS_AFTER="0",
+        SITEMAP_MODE_CHOOSER="tests.mode_probe.OneProcessChooser",
+    )
+    assert facts["mode"] == "CrawlMode"
+    assert facts["scheduler"] == "SpillScheduler"
+    assert not (tmp_path / "probe.helper.json").exists()
+    assert "[worker 2]" not in crawl.result.stderr
+
+
+@pytest.mark.parametrize(
+    "chooser",
+    [
+        "tests.mode_probe.NoSuchChooser",  # not there
+        "tests.mode_probe.ModeProbe",  # cannot be made without a crawler
+        "pathlib.PurePath",  # made, but chooses nothing
+    ],
+)
+def test_a_mode_chooser_that_is_not_one_stops_the_crawl(
+    case_site: RunningSite, tmp_path: Path, chooser: str
+) -> None:
+    crawl = crawl_site(case_site, tmp_path, settings={"SITEMAP_MODE_CHOOSER": chooser})
+    assert crawl.result.returncode == 2, crawl.result.describe()
+    assert "error: SITEMAP_MODE_CHOOSER: " in crawl.result.stderr
+    assert crawl.requests == []
+
+
 @pytest.mark.parametrize("setting", ["JOBDIR", "SITEMAP_REDIS_URL"])
 def test_a_scheduler_of_the_projects_own_means_no_state(
     case_site: RunningSite, tmp_path: Path, setting: str, redis_url: str

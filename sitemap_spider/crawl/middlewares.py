@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.robotstxt import RobotParser
 
+    from sitemap_spider.crawl.mode import Mode
     from sitemap_spider.crawl.report import CrawlReport
 
 #: The statuses RedirectMiddleware follows.
@@ -41,7 +42,7 @@ def _report(crawler: Any, request: Request) -> CrawlReport | None:
     if request.meta.get(meta.RESOURCE) or request.callback is NO_CALLBACK:
         return None
     # The crawl mode's report; spiders without a crawl mode get the library behaviour.
-    mode = getattr(crawler.spider, "crawl_mode", None)
+    mode: Mode | None = getattr(crawler.spider, "crawl_mode", None)
     return getattr(mode, "report", None)
 
 
@@ -120,7 +121,7 @@ class _RecordRedirects:
         if site is not None and target is not None and site.to_crawl(target) != target:
             result = result.replace(url=site.to_crawl(target))
             target = result.url
-        mode = getattr(spider, "crawl_mode", None)
+        mode: Mode | None = getattr(spider, "crawl_mode", None)
         # Another process may own the target by its normalised spelling, as it owns links.
         if mode is not None and target is not None and mode.hand_over(target, request.meta.get("depth", 0)):
             raise IgnoreRequest(f"{target} is fetched by the other crawling process")

@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from sitemap_spider.config import CrawlTarget
     from sitemap_spider.crawl.enrich import Enricher
     from sitemap_spider.crawl.links import LinkFinder
+    from sitemap_spider.crawl.mode import Mode
     from sitemap_spider.crawl.report import CrawlReport
     from sitemap_spider.history.record import Outcome
     from sitemap_spider.history.store import HistoryStore
-    from sitemap_spider.modes.base import CrawlMode
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
@@ -213,7 +213,7 @@ class RecrawlMixin:
     """
 
     recrawl: Recrawl
-    crawl_mode: CrawlMode
+    crawl_mode: Mode
     link_finder: LinkFinder
     enricher: Enricher
     target: CrawlTarget

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
 
-    from sitemap_spider.modes.held import HeldRequests
+    from sitemap_spider.crawl.mode import RetryHolder
 
 logger = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         self._retry_later(request, held, cause, None)
         return None  # given up: the error reaches the spider's errback
 
-    def _held(self, request: Request) -> HeldRequests | None:
+    def _held(self, request: Request) -> RetryHolder | None:
         """Where this request's retries wait; None: Scrapy's own retries (not a page, or no crawl mode)."""
         if request.meta.get("dont_retry") or request.callback is NO_CALLBACK:
             return None  # robots.txt and other engine downloads: their caller waits for them
@@ -169,12 +169,12 @@ class BackoffRetryMiddleware(RetryMiddleware):
             return None
         return self._mode_held()
 
-    def _mode_held(self) -> HeldRequests | None:
+    def _mode_held(self) -> RetryHolder | None:
         mode = getattr(self.crawler.spider, "crawl_mode", None)
-        held: HeldRequests | None = getattr(mode, "held", None)
+        held: RetryHolder | None = getattr(mode, "held", None)
         return held
 
-    def _retry_later(self, request: Request, held: HeldRequests, cause: str, retry_after: float | None) -> None:
+    def _retry_later(self, request: Request, held: RetryHolder, cause: str, retry_after: float | None) -> None:
         """Hold a retry (or the last pass) back and raise :class:`RetryLater`; return if giving up."""
         assert self.crawler.spider is not None
         self._check_budget()

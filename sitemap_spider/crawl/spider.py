@@ -16,13 +16,13 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.response import get_base_url, get_meta_refresh
 from twisted.python.failure import Failure
 
-from sitemap_spider import modes
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import CrawlTarget, SitemapConfig
 from sitemap_spider.crawl.alternates import alternates_in_header
 from sitemap_spider.crawl.enrich import Enricher
 from sitemap_spider.crawl.links import LinkFinder
+from sitemap_spider.crawl.mode import Mode, mode_chooser
 from sitemap_spider.crawl.pages import (
     RobotsDirectives,
     canonical_from_header,
@@ -56,7 +56,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
     name = "sitemap"
     config: SitemapConfig
     target: CrawlTarget
-    crawl_mode: modes.CrawlMode
+    crawl_mode: Mode
     link_finder: LinkFinder
     enricher: Enricher
 
@@ -84,7 +84,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         spider: SitemapSpider = super().from_crawler(crawler, *args, **kwargs)
         spider.config = config
         spider.target = target
-        spider.crawl_mode = modes.for_crawler(crawler, config, target, kwargs)
+        # The settings chose the mode (SITEMAP_MODE_CHOOSER); the spider never asks which it is.
+        spider.crawl_mode = mode_chooser(crawler.settings).for_crawler(crawler, config, target, kwargs)
         spider._set_up_rendering(crawler, browser)
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)

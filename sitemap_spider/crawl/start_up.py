@@ -17,10 +17,10 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.extensions.throttle import AutoThrottle
 
-from sitemap_spider import modes
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
 from sitemap_spider.crawl import middlewares, retries, throttle
+from sitemap_spider.crawl.mode import mode_chooser
 from sitemap_spider.history.location import HistoryLocation, old_default_file
 from sitemap_spider.history.moving import move_old_history
 from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
@@ -52,7 +52,7 @@ def configure_settings(settings: BaseSettings) -> None:
     order = next(v for k, v in settings.getdict("EXTENSIONS_BASE").items() if k.endswith(AutoThrottle.__name__))
     settings.set_in_component_priority_dict("EXTENSIONS", AutoThrottle, None)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", throttle.PacingAutoThrottle, order)
-    modes.configure(settings)
+    mode_chooser(settings).configure(settings)
 
 
 def check_start_up(
@@ -73,7 +73,7 @@ def check_start_up(
         raise ConfigError("SITEMAP_HISTORY", problem)
     if not scrapyd:  # the old default was refused under Scrapyd: no file of it can be there
         _move_old_default_history(config.history, target.site.crawl_origin)
-    modes.check(settings, config)
+    mode_chooser(settings).check(settings, config)
     mode = target.render_mode(config)
     browser = None if mode == "never" else find_browser(config.browser_path)
     if browser is None and config.browser_path and mode != "never":

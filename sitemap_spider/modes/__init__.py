@@ -1,8 +1,10 @@
 """How the crawl is run, chosen once: one process (which may start a second one), resumable, or shared.
 
 ``JOBDIR`` makes a crawl resumable, ``SITEMAP_REDIS_URL`` shares it between workers, and
-``SITEMAP_WORKERS`` lets one process start a second; this module alone reads them to pick
-the mode. Everything else asks the mode (see :class:`~sitemap_spider.modes.base.CrawlMode`).
+``SITEMAP_WORKERS`` lets one process start a second; :class:`SettingsChooser` (the default
+``SITEMAP_MODE_CHOOSER``) alone reads them to pick the mode. The crawl sees it through
+:class:`sitemap_spider.crawl.mode.Mode`; everything else asks
+:class:`~sitemap_spider.modes.base.CrawlMode`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sitemap_spider.config import ConfigError
+from sitemap_spider.crawl.mode import ModeChooser
 from sitemap_spider.modes import workers
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.collecting import CollectingMode
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
 
-__all__ = ["CollectingMode", "CrawlMode", "check", "configure", "for_crawler", "mode_class", "mode_of"]
+__all__ = ["CollectingMode", "CrawlMode", "SettingsChooser", "mode_class", "mode_of"]
 
 
 def mode_class(settings: BaseSettings) -> type[CrawlMode]:
@@ -54,28 +57,29 @@ def _publishes(settings: BaseSettings) -> bool:
         return True  # SitemapConfig names the bad value at start-up
 
 
-def configure(settings: BaseSettings) -> None:
-    """The scheduler and middlewares of the mode the settings ask for."""
-    mode_class(settings).configure(settings)
+class SettingsChooser(ModeChooser):
+    """This package's modes, picked by SITEMAP_PUBLISH, SITEMAP_REDIS_URL, JOBDIR and SITEMAP_WORKERS."""
 
+    def configure(self, settings: BaseSettings) -> None:
+        """The scheduler and middlewares of the mode the settings ask for."""
+        mode_class(settings).configure(settings)
 
-def check(settings: BaseSettings, config: SitemapConfig) -> None:
-    """Before any request: :class:`~sitemap_spider.config.ConfigError` when the mode cannot run."""
-    cls = mode_class(settings)
-    if cls is CollectingMode and settings.get("JOBDIR"):
-        # What a collecting crawl keeps lives in memory: there would be nothing to resume.
-        raise ConfigError("SITEMAP_PUBLISH", "False (collecting) cannot be combined with JOBDIR")
-    cls.check(config)
+    def check(self, settings: BaseSettings, config: SitemapConfig) -> None:
+        """Before any request: :class:`~sitemap_spider.config.ConfigError` when the mode cannot run."""
+        cls = mode_class(settings)
+        if cls is CollectingMode and settings.get("JOBDIR"):
+            # What a collecting crawl keeps lives in memory: there would be nothing to resume.
+            raise ConfigError("SITEMAP_PUBLISH", "False (collecting) cannot be combined with JOBDIR")
+        cls.check(config)
 
-
-def for_crawler(
-    crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
-) -> CrawlMode:
-    """The mode of this crawl's process."""
-    mode = _mode_for(crawler, config, target, spider_kwargs)
-    origin = target.site.crawl_origin
-    mode.use_history(config.history.file_for(origin), origin)
-    return mode
+    def for_crawler(
+        self, crawler: Crawler, config: SitemapConfig, target: CrawlTarget, spider_kwargs: dict[str, Any]
+    ) -> CrawlMode:
+        """The mode of this crawl's process."""
+        mode = _mode_for(crawler, config, target, spider_kwargs)
+        origin = target.site.crawl_origin
+        mode.use_history(config.history.file_for(origin), origin)
+        return mode
 
 
 def _mode_for(
@@ -97,4 +101,3 @@ def mode_of(spider: Any) -> CrawlMode | None:
     """The crawl mode of a spider that has one (the sitemap spider)."""
     mode = getattr(spider, "crawl_mode", None)
     return mode if isinstance(mode, CrawlMode) else None
-

@@ -1,8 +1,9 @@
 """How a crawl is run: the interface every crawl mode has, and the one-process crawl that is its base.
 
-A mode is chosen once, at start-up (:func:`sitemap_spider.modes.for_crawler`). The
-spider, the pipeline, the report and the middlewares talk to it through the methods
-below and never ask which mode it is. A mode owns:
+A mode is chosen once, at start-up, by the settings (:class:`sitemap_spider.modes.SettingsChooser`).
+The spider and its middlewares see it as :class:`sitemap_spider.crawl.mode.Mode`, which it
+implements; the pipeline, the report and the progress line talk to it through the methods
+below. None of them asks which mode it is. A mode owns:
 
 - the scheduler (and spider middlewares) it needs: :meth:`configure`, on the settings;
 - where entries and exclusions go: :meth:`take`, :meth:`exclusion_store`;
@@ -47,14 +48,13 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from sitemap_spider.config import SitemapConfig
+    from sitemap_spider.crawl.mode import MakeRequest
     from sitemap_spider.crawl.report import ExclusionStore
     from sitemap_spider.history.record import PageRecord
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
 logger = logging.getLogger(__name__)
 
-#: How the spider turns a URL another process handed over into a request: (url, skip reason).
-MakeRequest = Callable[[str, "str | None"], "Request"]
 # Seconds between two moves of the report's counts to the mode's store (shared with the
 # other processes of the crawl, and read by the progress line).
 _COUNTS_EVERY = 1.0

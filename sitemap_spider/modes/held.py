@@ -49,7 +49,10 @@ _RECENT = 5.0
 
 
 class HeldRequests:
-    """Requests waiting for their time, released into the engine; the crawl does not end while any wait."""
+    """Requests waiting for their time, released into the engine; the crawl does not end while any wait.
+
+    The crawl's retries see it as :class:`sitemap_spider.crawl.mode.RetryHolder`.
+    """
 
     def __init__(self, crawler: Crawler, last_pass_delay: float) -> None:
         self.crawler = crawler

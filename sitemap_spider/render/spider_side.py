@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
     from sitemap_spider.crawl.links import LinkFinder
-    from sitemap_spider.modes.base import CrawlMode
+    from sitemap_spider.crawl.mode import Mode
     from sitemap_spider.render.browser import Browser
     from sitemap_spider.sitemaps.entry import SitemapEntry
 
@@ -37,7 +37,7 @@ class RenderingMixin:
 
     config: SitemapConfig
     target: CrawlTarget
-    crawl_mode: CrawlMode
+    crawl_mode: Mode
     renderer: Renderer
     link_extractor: LinkExtractor
     link_finder: LinkFinder

@@ -6,7 +6,6 @@ what the leader (leader.py) and the helper (helper.py) have in common: a crawl m
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sitemap_spider.modes.base import CrawlMode
@@ -14,10 +13,10 @@ from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.workers.channel import owner
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.crawler import Crawler
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
+    from sitemap_spider.crawl.mode import MakeRequest
     from sitemap_spider.modes.workers.channel import Channel
 
 
@@ -32,7 +31,7 @@ class Workers(CrawlMode):
         self.channel: Channel | None = None
         self.sent = 0  # links handed to the other process
         self.received = 0  # links taken in from it
-        self._make_request: Callable[[str, str | None], Request] | None = None
+        self._make_request: MakeRequest | None = None
         self.met: set[str] | None = None  # the spider's LinkFinder's set of links met
 
     @property
@@ -48,7 +47,7 @@ class Workers(CrawlMode):
         self.sent += 1
         return True
 
-    def attach(self, make_request: Callable[[str, str | None], Request], met: set[str]) -> None:
+    def attach(self, make_request: MakeRequest, met: set[str]) -> None:
         """How the spider turns a URL handed over into a request, and the links it has met."""
         self._make_request = make_request
         self.met = met
