@@ -16,7 +16,8 @@ from sitemap_spider.sitemaps.errors import (
     SitemapError,
     TooManyShardsError,
 )
-from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/sitemaps/"
@@ -335,7 +336,7 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
 def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -> None:
     # scrapy publish's workers hand over sorted runs, with the sorted digest lines of their
     # entries; a run without its digest lines is still deduplicated (by the unique pass).
-    from sitemap_spider.sitemaps.dedupe import digest_line
+    from sitemap_spider.sitemaps.entry_lines import digest_line
     from sitemap_spider.sitemaps.entry_lines import encode_entry
     from sitemap_spider.sitemaps.runs import sort_into_run
 
@@ -385,7 +386,9 @@ def test_a_shard_that_fails_validation_in_a_worker_publishes_nothing(
     build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
     before = snapshot(tmp_path)
     # A <url> line the schema refuses, as a serializer bug would write it.
-    monkeypatch.setattr("sitemap_spider.sitemaps.publish_loop.url_line", lambda *fields: "<url><loc>bad</loc></url>\n")
+    monkeypatch.setattr(
+        "sitemap_spider.sitemaps.publish_loop.url_lines", lambda locs, *_, **__: ["<url><loc>bad</loc></url>\n"] * len(locs)
+    )
     options = OutputOptions(tmp_path, BASE, max_urls=5)
     with ProcessPoolExecutor(max_workers=2) as pool:
         builder = SitemapSetBuilder(options)

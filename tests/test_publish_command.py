@@ -16,7 +16,8 @@ import pytest
 from sitemap_check import read_sitemap_set
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.publish import SitemapSetBuilder
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://www.example.com/"

@@ -12,20 +12,22 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.rules import check_entry, parse_lastmod
+from sitemap_spider.sitemaps.entry_lines import Extras
 from sitemap_spider.sitemaps.xml import (
     SITEMAPINDEX_CLOSE,
     SITEMAPINDEX_OPEN,
     URLSET_CLOSE,
     URLSET_OPEN,
-    check_entry,
     escape,
     format_priority,
-    parse_lastmod,
+    parse_url_line,
     sitemap_element,
     url_element,
+    url_lines,
     xml_lastmod,
 )
-from tests.sitemap_check import read_urls, schema
+from tests.sitemap_check import as_instant, read_urls, schema
 
 
 def urlset(*entries: SitemapEntry) -> bytes:
@@ -336,3 +338,48 @@ def test_accepted_lastmods_always_satisfy_the_xsd(lastmod: str) -> None:
         return
     assert schema("sitemap.xsd").validate(etree.fromstring(urlset(entry))), lastmod
     assert parse_lastmod(lastmod).tzinfo is not None
+
+
+# url_lines, the publishing loop's fast path, read back by lxml (the XSD) and Scrapy's Sitemap:
+# every loc and instant as the entries gave them, whichever branch formatted the line.
+FAST_PATH_ENTRIES = [
+    # (loc, lastmod or "", changefreq, priority)
+    ("https://example.com/plain", "", None, None),
+    ("https://example.com/dated", "2024-05-01", None, None),
+    ("https://example.com/timed", "2024-05-01T10:20:30+02:00", None, None),
+    ("https://example.com/z", "2024-05-01T10:20:30.25Z", None, None),
+    ("https://example.com/both", "2024-05-01", "daily", 0.8),
+    ("https://example.com/freq", "", "never", None),
+    ("https://example.com/prio", "", None, 0.0),
+]
+ESCAPED_ENTRIES = [
+    ("https://example.com/q?a=1&b=<2>", "", None, None),
+    ("https://example.com/it's", "2024-05-01T10:20+02:00", None, None),  # no seconds: ":00" added
+    ('https://example.com/"q"&x', "2024-05-01T10:20Z", "weekly", 1.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("entries", "verbatim"),
+    [(FAST_PATH_ENTRIES, True), (FAST_PATH_ENTRIES, False), (FAST_PATH_ENTRIES + ESCAPED_ENTRIES, False)],
+)
+def test_url_lines_read_back_as_the_entries_gave_them(
+    entries: list[tuple[str, str, str | None, float | None]], verbatim: bool
+) -> None:
+    locs = [loc for loc, _, _, _ in entries]
+    lastmods = [lastmod for _, lastmod, _, _ in entries]
+    extras: list[Extras | None] = [
+        None if changefreq is None and priority is None else (changefreq, priority, "", "", "")
+        for _, _, changefreq, priority in entries
+    ]
+    lines = url_lines(locs, lastmods, extras, verbatim=verbatim)
+    urls = read_urls(URLSET_OPEN + "".join(lines).encode() + URLSET_CLOSE, "url_lines")
+    assert [url["loc"] for url in urls] == locs
+    for url, (_, lastmod, changefreq, priority) in zip(urls, entries):
+        assert ("lastmod" in url) == bool(lastmod)
+        if lastmod:
+            assert as_instant(url["lastmod"]) == as_instant(lastmod)
+        assert url.get("changefreq") == changefreq
+        assert (float(url["priority"]) if "priority" in url else None) == priority
+    # One <url> per line: the previous set is read back a line at a time.
+    assert [parse_url_line(line) for line in lines] == [(loc, url.get("lastmod")) for loc, url in zip(locs, urls)]

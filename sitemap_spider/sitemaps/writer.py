@@ -7,7 +7,6 @@ push them past ``max_urls`` or ``max_bytes`` (uncompressed size of the whole fil
 from __future__ import annotations
 
 import bisect
-import html
 import itertools
 import logging
 import os
@@ -25,14 +24,15 @@ from sitemap_spider.sitemaps.errors import (
 )
 from sitemap_spider.sitemaps.extensions import namespace_declaration, urlset_open
 from sitemap_spider.sitemaps.files import OutputFile
+from sitemap_spider.sitemaps.names import SHARD_PREFIX, shard_name
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
 from sitemap_spider.sitemaps.xml import (
     SITEMAPINDEX_CLOSE,
     SITEMAPINDEX_OPEN,
     URLSET_CLOSE,
     URLSET_OPEN,
-    check_loc,
-    parse_lastmod,
+    loc_in,
     sitemap_element,
     url_line,
 )
@@ -51,11 +51,6 @@ class ShardInfo:
     lastmod: str | None
 
 
-def shard_name(number: int, *, gzip: bool, prefix: str = "sitemap") -> str:
-    """Return the file name of the ``number``-th shard (1-based)."""
-    return f"{prefix}-{number:05d}.xml" + (".gz" if gzip else "")
-
-
 class ShardWriter:
     """Write entries, already checked and sorted, into as many shards as the limits need."""
 
@@ -68,7 +63,7 @@ class ShardWriter:
         gzip: bool,
         on_close: Callable[[ShardInfo], None] | None = None,
         durable: bool = True,
-        prefix: str = "sitemap",
+        prefix: str = SHARD_PREFIX,
     ) -> None:
         """``on_close`` is told of each shard as soon as it is complete on disk, so that it can be
         compressed or validated while the next one is written; ``durable=False`` skips the
@@ -123,7 +118,7 @@ class ShardWriter:
                 if len(URLSET_OPEN) + sizes[start] + closing > self.max_bytes:
                     raise InvalidEntryError(
                         f"entry needs {sizes[start]} bytes, more than a sitemap of at most "
-                        f"{self.max_bytes} bytes can hold: {_loc_of(lines[start])[:100]!r}"
+                        f"{self.max_bytes} bytes can hold: {loc_in(lines[start])[:100]!r}"
                     )
                 self._open_shard()
             end = min(count, start + self.max_urls - self._urls)
@@ -157,7 +152,7 @@ class ShardWriter:
             if len(URLSET_OPEN) + extra + len(line) + closing > self.max_bytes:
                 raise InvalidEntryError(
                     f"entry needs {len(line) + extra} bytes, more than a sitemap of at most "
-                    f"{self.max_bytes} bytes can hold: {_loc_of(line)[:100]!r}"
+                    f"{self.max_bytes} bytes can hold: {loc_in(line)[:100]!r}"
                 )
             self._open_shard()
         self._append([line], [lastmod], len(line))
@@ -274,11 +269,6 @@ def _declare(path: Path, prefixes: set[str], *, durable: bool) -> None:
         raise
     out.close()
     os.replace(staged, path)
-
-
-def _loc_of(line: str) -> str:
-    # The loc of a <url> line, for a message.
-    return html.unescape(line[len("<url><loc>") : line.find("</loc>")])
 
 
 def write_index(path: Path, shards: list[ShardInfo], base_url: str) -> None:
