@@ -25,7 +25,13 @@ from sitemap_spider.sitemaps.errors import (
 from sitemap_spider.sitemaps.extensions import namespace_declaration, urlset_open
 from sitemap_spider.sitemaps.files import OutputFile
 from sitemap_spider.sitemaps.names import SHARD_PREFIX, shard_name
-from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps.limits import (
+    MAX_BYTES_PER_SITEMAP,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+    bytes_left,
+    can_fit,
+)
 from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
 from sitemap_spider.sitemaps.xml import (
     SITEMAPINDEX_CLOSE,
@@ -115,14 +121,14 @@ class ShardWriter:
         closing = len(URLSET_CLOSE)
         while start < count:
             if self._file is None:
-                if len(URLSET_OPEN) + sizes[start] + closing > self.max_bytes:
+                if not can_fit(len(URLSET_OPEN), 0, sizes[start], closing, max_bytes=self.max_bytes):
                     raise InvalidEntryError(
                         f"entry needs {sizes[start]} bytes, more than a sitemap of at most "
                         f"{self.max_bytes} bytes can hold: {loc_in(lines[start])[:100]!r}"
                     )
                 self._open_shard()
             end = min(count, start + self.max_urls - self._urls)
-            room = self.max_bytes - closing - self._bytes
+            room = bytes_left(self._bytes, closing, self.max_bytes)
             size = sum(itertools.islice(sizes, start, end))
             if size > room:  # the shard fills up by bytes within these lines
                 totals = list(itertools.accumulate(itertools.islice(sizes, start, end)))
@@ -145,11 +151,12 @@ class ShardWriter:
         closing = len(URLSET_CLOSE)
         if self._file is not None:
             extra = sum(len(namespace_declaration(p)) for p in prefixes if p not in self._namespaces)
-            if self._urls >= self.max_urls or self._bytes + extra + len(line) + closing > self.max_bytes:
+            more = extra + len(line)
+            if not can_fit(self._bytes, self._urls, more, closing, max_bytes=self.max_bytes, max_urls=self.max_urls):
                 self._close_shard()
         if self._file is None:
             extra = sum(len(namespace_declaration(p)) for p in set(prefixes))
-            if len(URLSET_OPEN) + extra + len(line) + closing > self.max_bytes:
+            if not can_fit(len(URLSET_OPEN), 0, extra + len(line), closing, max_bytes=self.max_bytes):
                 raise InvalidEntryError(
                     f"entry needs {len(line) + extra} bytes, more than a sitemap of at most "
                     f"{self.max_bytes} bytes can hold: {loc_in(line)[:100]!r}"
@@ -277,7 +284,7 @@ def write_index(path: Path, shards: list[ShardInfo], base_url: str) -> None:
         raise EmptySitemapError("a sitemap index must list at least one sitemap")
     if len(shards) > MAX_SITEMAPS_PER_INDEX:
         raise TooManyShardsError(f"{len(shards)} sitemaps, an index lists at most {MAX_SITEMAPS_PER_INDEX}")
-    size = len(SITEMAPINDEX_OPEN) + len(SITEMAPINDEX_CLOSE)
+    size = len(SITEMAPINDEX_OPEN)
     out = OutputFile(Path(path), compress=False)
     try:
         out.stream.write(SITEMAPINDEX_OPEN)
@@ -285,12 +292,12 @@ def write_index(path: Path, shards: list[ShardInfo], base_url: str) -> None:
             loc = base_url + shard.name
             check_loc(loc)
             element = sitemap_element(loc, shard.lastmod)
-            size += len(element)
-            if size > MAX_BYTES_PER_SITEMAP:
+            if not can_fit(size, 0, len(element), len(SITEMAPINDEX_CLOSE)):
                 raise SitemapError(
                     f"sitemap index would exceed {MAX_BYTES_PER_SITEMAP} bytes; use a shorter base URL"
                 )
             out.stream.write(element)
+            size += len(element)
         out.stream.write(SITEMAPINDEX_CLOSE)
     except BaseException:
         out.abort()
