@@ -16,7 +16,7 @@ from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
 from sitemap_spider.sitemaps.iri import normal_fields
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.publish import SitemapSetBuilder
+from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
 from sitemap_spider.sitemaps.rules import check_fields
 from sitemap_spider.sitemaps.runs import sort_into_run
 from sitemap_spider.sitemaps.xml import is_verbatim

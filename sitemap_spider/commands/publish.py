@@ -28,7 +28,7 @@ from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, desc
 from sitemap_spider.sitemaps.ingest import BATCH_FORMATS, Ingest, Tally, ingest_chunks
 from sitemap_spider.sitemaps.inputs import FORMATS, BadInput, open_input, read_records
 from sitemap_spider.sitemaps.names import INDEX_NAME
-from sitemap_spider.sitemaps.publish import PublishResult
+from sitemap_spider.sitemaps.set_builder import PublishResult
 
 if TYPE_CHECKING:
     import argparse

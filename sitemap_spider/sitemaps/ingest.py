@@ -27,7 +27,7 @@ from sitemap_spider.sitemaps.hreflang import HreflangListener
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.iri import normal_fields
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.runs import sort_into_run, write_run
 from sitemap_spider.sitemaps.urls import base_url_of
 from sitemap_spider.sitemaps.rules import check_fields

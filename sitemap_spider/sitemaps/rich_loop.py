@@ -1,6 +1,6 @@
 """The publishing loop of a set with extensions: hreflang links, images, videos, news files.
 
-A set none of whose entries has extensions never comes here (publish_loop.py's own loop). Here
+A set none of whose entries has extensions never comes here (shard_loop.py's own loop). Here
 each line is formatted on its own: its ``<url>`` gets the joined ``xhtml:link`` elements of its
 loc (hreflang.LinkReader, read in step) and the images and videos rendered when it was added;
 an article published within the last two days also goes into the news files

@@ -1,6 +1,6 @@
 """The publishing loop: the sorted entries of a set into its shards, each loc and each content once.
 
-SitemapSetBuilder (publish.py) collects the entries and puts the finished set in place; in
+SitemapSetBuilder (set_builder.py) collects the entries and puts the finished set in place; in
 between, this reads the sorted run lines once, drops repeated locs and the pages whose content
 an earlier loc has, formats the rest as ``<url>`` lines for the shard writer and hands each
 closed shard to the finisher, which compresses and validates it in the background.
@@ -26,7 +26,7 @@ from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter
 from sitemap_spider.sitemaps.xml import url_lines
 
 
-class PublishLoop:
+class ShardLoop:
     """Write the sorted lines of a set into finished shards, counting the entries it drops."""
 
     def __init__(

@@ -1,7 +1,7 @@
 """Build and publish a whole sitemap set: shards plus ``sitemap_index.xml``.
 
 Used by the crawl and by the ``scrapy publish`` command. Entries go through the external
-sorter (bounded memory, order-independent output), the publishing loop (publish_loop.py: the
+sorter (bounded memory, order-independent output), the publishing loop (shard_loop.py: the
 shard writer and, when asked, the XSD validation), all inside a staging directory; only a
 complete, valid set is moved into place.
 """
@@ -27,7 +27,7 @@ from sitemap_spider.sitemaps.files import write_document
 from sitemap_spider.sitemaps.hreflang import HreflangListener
 from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.publish_loop import PublishLoop
+from sitemap_spider.sitemaps.shard_loop import ShardLoop
 from sitemap_spider.sitemaps.rich_set import RichSet
 from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
 from sitemap_spider.sitemaps.storage import SitemapStorage
@@ -200,7 +200,7 @@ class SitemapSetBuilder:
                 )
             rich = self._rich.output()
             finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
-            loop = PublishLoop(
+            loop = ShardLoop(
                 self._staging, self.options, on_content_duplicate, verbatim=self._verbatim, changes=finder, rich=rich
             )
             try:
