@@ -38,7 +38,7 @@ AREAS = (
     ("ours: URL normalisation", ("sitemap_spider/sitemaps/urls.py", "sitemap_spider/crawl/urls.py")),
     ("ours: middlewares", ("sitemap_spider/crawl/middlewares.py",)),
     ("ours: spider", ("sitemap_spider/crawl/", "sitemap_spider/render/")),
-    ("ours: pipeline, modes, sitemap output", ("sitemap_spider/pipeline.py", "sitemap_spider/publishing.py",
+    ("ours: pipeline, modes, sitemap output", ("sitemap_spider/pipeline.py", "sitemap_spider/crawl_end.py",
                                               "sitemap_spider/modes/", "sitemap_spider/sitemaps/")),
     ("start-up (imports)", ("<frozen importlib", "importlib/")),
     ("other Scrapy", ("scrapy/",)),

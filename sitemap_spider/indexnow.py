@@ -19,7 +19,6 @@ the submission from reaching the publish.
 
 from __future__ import annotations
 
-import email.utils
 import heapq
 import http.client
 import itertools
@@ -39,6 +38,7 @@ from urllib.parse import urlsplit
 from scrapy.settings import BaseSettings
 
 from sitemap_spider.config_parsing import ConfigError, read_text
+from sitemap_spider.crawl.dates import retry_after_seconds
 from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 
 logger = logging.getLogger(__name__)
@@ -206,19 +206,10 @@ def _post(
 
 
 def retry_after(value: str | None, default: float) -> float:
-    """Seconds to wait from a Retry-After header (seconds or an HTTP date), at most MAX_RETRY_AFTER."""
-    if value is None:
-        return default
-    value = value.strip()
-    if value.isdigit():
-        return min(float(value), MAX_RETRY_AFTER)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return default
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return min(max(0.0, (when - datetime.now(UTC)).total_seconds()), MAX_RETRY_AFTER)
+    """Seconds to wait from a Retry-After header (seconds or an HTTP date), at most
+    MAX_RETRY_AFTER; ``default`` without one, or with one that cannot be read."""
+    seconds = retry_after_seconds(value, datetime.now(UTC))
+    return default if seconds is None else min(seconds, MAX_RETRY_AFTER)
 
 
 def _log(config: IndexNowConfig, outcome: Submission) -> None:

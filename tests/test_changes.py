@@ -10,7 +10,8 @@ import pytest
 
 from sitemap_spider.sitemaps.changes import FIRST_SET, SetChanges, lastmod_moved
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/"

@@ -11,11 +11,16 @@ from hypothesis import strategies as st
 
 from sitemap_spider.sitemaps import chunk
 from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
-from sitemap_spider.sitemaps.entry_lines import decode_fields, encode_fields
+from sitemap_spider.sitemaps.entry_lines import decode_fields, digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.inputs import READERS, to_fields
 from sitemap_spider.sitemaps.iri import normal_fields
-from sitemap_spider.sitemaps.xml import check_fields, is_verbatim
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.rules import check_fields
+from sitemap_spider.sitemaps.runs import sort_into_run
+from sitemap_spider.sitemaps.xml import is_verbatim
+from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://www.example.com/"
 
@@ -387,7 +392,6 @@ def test_plain_text_blocks_of_one_site_and_odd_lines_in_them() -> None:
 def test_a_workers_digest_run_holds_the_sorted_digest_lines_of_its_chunk(tmp_path: Path) -> None:
     # Sorted bare and written with digest_line's prefix: the lines the builder's own sorter
     # would hold, in its order, also for digests that sort below the prefix ("!") or are empty.
-    from sitemap_spider.sitemaps.dedupe import digest_line
     from sitemap_spider.sitemaps.ingest import parse_chunk
 
     digests = ["b7", "!low", "", "a", "b7", "zz", "+plus", "a0"]
@@ -400,3 +404,48 @@ def test_a_workers_digest_run_holds_the_sorted_digest_lines_of_its_chunk(tmp_pat
     assert done.digest_run is not None
     written = Path(done.digest_run).read_text(encoding="utf-8").split("\n")
     assert written == [*sorted(digest_line(d) for d in digests), ""]
+
+
+def cms_line(n: int) -> bytes:
+    # Loc and lastmod only, as a CMS exports them: several lastmod forms, "&" in some queries.
+    lastmod = (None, "2024-05-01", "2024-05-01T10:20:30+02:00", "2024-05-01T08:20:30Z")[n % 4]
+    query = f"?id={n}&lang=en" if n % 3 == 0 else ""
+    return json.dumps({"loc": f"{BASE}cms/p{n:05d}.html{query}", "lastmod": lastmod}).encode()
+
+
+@pytest.mark.parametrize(
+    ("kind", "raw_lines"),
+    [
+        # The crawl's shape, every field on every line: the column checks.
+        ("jsonl", [crawl_line(f"{BASE}crawl/{n:05d}", "2024-05-01T10:20:30+00:00", digest=f"d{n}") for n in range(3000)]),
+        # Some with changefreq and priority, some without a lastmod: columns of mixed fields.
+        (
+            "jsonl",
+            [
+                crawl_line(f"{BASE}mixed/{n}", None if n % 5 else "2024-05-01", "daily" if n % 7 == 0 else None,
+                           0.5 if n % 11 == 0 else None, None if n % 2 else f"d{n}")
+                for n in range(3000)
+            ],
+        ),  # fmt: skip
+        ("jsonl", [cms_line(n) for n in range(3000)]),  # lastmods of several forms: line by line
+        ("txt", [f"{BASE}text/{n}?a=1&b={n}".encode() for n in range(3000)]),  # plain URLs of one site
+    ],
+)
+def test_the_fast_encoders_publish_what_the_input_says(kind: str, raw_lines: list[bytes], tmp_path: Path) -> None:
+    # Pinned to an independent reader: the published files, read back by Scrapy's Sitemap
+    # after the XSD, give each line's fields as json.loads (or the line itself) reads them.
+    done = encode_chunk(kind, raw_lines, 1, stop=False)
+    assert not done.bad and len(done.lines) == len(raw_lines)
+    with SitemapSetBuilder(OutputOptions(tmp_path, BASE, max_urls=1000)) as builder:
+        run, duplicates = sort_into_run(done.lines, builder.sort_dir)
+        digests = sort_into_run([digest_line(d) for d in done.digests], builder.sort_dir, unique=False)[0]
+        builder.add_sorted_run(run, len(done.lines), duplicates, len(done.digests), digests, verbatim=done.verbatim)
+        builder.publish()
+    records = [json.loads(line) if kind == "jsonl" else {"loc": line.decode()} for line in raw_lines]
+    expected = sorted(records, key=lambda record: record["loc"])
+    urls = read_sitemap_set(tmp_path, BASE)
+    assert [url["loc"] for url in urls] == [record["loc"] for record in expected]
+    for url, record in zip(urls, expected):
+        assert url.get("lastmod") == record.get("lastmod")  # these forms go in as they are
+        assert url.get("changefreq") == record.get("changefreq")
+        assert (float(url["priority"]) if "priority" in url else None) == record.get("priority")

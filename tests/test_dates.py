@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 
 import pytest
 from parsel import Selector
@@ -14,6 +15,7 @@ from sitemap_spider.crawl.dates import (
     metadata_date,
     parse_http_date,
     parse_page_date,
+    retry_after_seconds,
     w3c_datetime,
 )
 
@@ -167,3 +169,30 @@ def test_parse_page_date_refuses_nonsense() -> None:
     assert parse_page_date("2024-05-01T10:20:30Z") == PageDate(
         datetime(2024, 5, 1, 10, 20, 30, tzinfo=UTC), "2024-05-01T10:20:30+00:00"
     )
+
+
+RETRY_NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("2", 2.0),
+        (b"120", 120.0),
+        (" 7 ", 7.0),
+        ("0", 0.0),
+        ("1.5", 1.5),
+        (format_datetime(RETRY_NOW + timedelta(seconds=30), usegmt=True), 30.0),
+        ("Wed, 01 May 2024 12:01:00 GMT", 60.0),
+        ("Wednesday, 01-May-24 12:00:10 GMT", 10.0),  # RFC 850
+        ("Wed May  1 12:00:05 2024", 5.0),  # asctime
+        ("Wed, 01 May 2024 11:00:00 GMT", 0.0),  # already past: no wait
+        (None, None),
+        ("", None),
+        ("soon", None),
+        ("-5", None),
+        ("Wed, 01 May 2024 12:01:00", None),  # no zone: not an instant
+    ],
+)
+def test_retry_after_seconds_reads_both_forms(value: str | bytes | None, seconds: float | None) -> None:
+    assert retry_after_seconds(value, RETRY_NOW) == seconds

@@ -12,14 +12,8 @@ from typing import Any
 import pytest
 
 from sitemap_spider.sitemaps import dedupe
-from sitemap_spider.sitemaps.dedupe import (
-    digest_line,
-    read_lines,
-    repeated_digests,
-    repeated_digests_in,
-    split_key,
-    unique_lines_and_shared,
-)
+from sitemap_spider.sitemaps.dedupe import read_lines, repeated_digests, repeated_digests_in, split_key, unique_lines_and_shared
+from sitemap_spider.sitemaps.entry_lines import digest_line
 from sitemap_spider.sitemaps.entry_lines import encode_fields
 from sitemap_spider.sitemaps.runs import sort_into_run
 from sitemap_spider.sitemaps.sorting import LineSorter

@@ -8,7 +8,15 @@ from __future__ import annotations
 import pytest
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import decode_entry, encode_entry
+from sitemap_spider.sitemaps.entry_lines import (
+    FirstOfEach,
+    decode_entry,
+    digest_line,
+    encode_entry,
+    encode_fields,
+    lines_of_columns,
+    loc_only_lines,
+)
 
 
 @pytest.mark.parametrize(
@@ -25,3 +33,42 @@ def test_encoding_round_trips(entry: SitemapEntry) -> None:
     line = encode_entry(entry)
     assert "\n" not in line
     assert decode_entry(line) == entry
+
+
+Columns = tuple[list[str], list[str | None], list[str | None], list[float | None], list[str | None]]
+COLUMNS: list[Columns] = [
+    # locs, lastmods, changefreqs, priorities, digests
+    (["https://example.com/a", "https://example.com/b"], ["2024-05-01", "2024-05-02"], [None, None], [None, None], ["d1", "d2"]),
+    (["https://example.com/a", "https://example.com/b"], [None, "2024-05-02"], [None, None], [None, None], ["d1", None]),
+    (["https://example.com/a", "https://example.com/b"], [None, "2024-05-02"], ["daily", None], [None, 0.5], [None, "d"]),
+    ([], [], [], [], []),
+]
+
+
+@pytest.mark.parametrize("columns", COLUMNS)
+def test_the_column_encoder_writes_the_lines_of_encode_fields(columns: Columns) -> None:
+    assert lines_of_columns(*columns) == [encode_fields(*fields) for fields in zip(*columns, strict=True)]
+
+
+def test_the_loc_only_encoder_writes_the_lines_of_encode_fields() -> None:
+    locs = ["https://example.com/a", "https://example.com/b?x=1&y=2"]
+    assert loc_only_lines("\n".join(locs)) == [encode_fields(loc) for loc in locs]
+
+
+def test_the_walk_keeps_the_first_line_of_each_loc_and_of_each_shared_digest() -> None:
+    entries = [
+        SitemapEntry("https://example.com/a", "2024-05-01", content_digest="same"),
+        SitemapEntry("https://example.com/a", content_digest="other"),  # the loc again
+        SitemapEntry("https://example.com/b", content_digest="same"),  # the content of /a
+        SitemapEntry("https://example.com/c", changefreq="daily", priority=0.5),
+    ]
+    lines = sorted(encode_entry(entry) for entry in entries)
+    dropped: list[str] = []
+    walk = FirstOfEach({digest_line("same"): False}, dropped.append)
+    blocks = list(walk.blocks([lines[:2], lines[2:]]))
+    assert blocks == [
+        (["https://example.com/a"], ["2024-05-01"], [None]),
+        (["https://example.com/c"], [""], [("daily", 0.5, "", "", "")]),
+    ]
+    assert walk.duplicates == 1
+    assert [decode_entry(line).loc for line in dropped] == ["https://example.com/b"]

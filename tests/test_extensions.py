@@ -22,7 +22,8 @@ from sitemap_spider.sitemaps.extensions import (
     rich_fields,
     xml_text,
 )
-from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
 from sitemap_spider.sitemaps.validate import validate_file
 
 BASE = "https://www.example.com/"

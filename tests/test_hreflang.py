@@ -9,7 +9,8 @@ from pathlib import Path
 from sitemap_check import file_bytes, read_sitemap_set
 
 from sitemap_spider.sitemaps.entry import Alternate, RichEntry, SitemapEntry
-from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
 
 BASE = "https://www.example.com/"
 _LINK = re.compile(r'<xhtml:link rel="alternate" hreflang="([^"]+)" href="([^"]+)"/>')

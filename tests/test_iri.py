@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sitemap_spider.sitemaps.iri import encode_iris, normal_fields, normal_loc
 from sitemap_spider.sitemaps.plain_values import plain_locs
 from sitemap_spider.sitemaps.urls import normalize_url
-from sitemap_spider.sitemaps.xml import check_loc
+from sitemap_spider.sitemaps.rules import check_loc
 
 BASE = "https://www.example.com/"
 

@@ -10,48 +10,19 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import UTC, datetime, timedelta
-from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
 
-from sitemap_spider.crawl.politeness import FIRST_BACKOFF, next_backoff, retry_after_seconds
+from sitemap_spider.crawl.politeness import FIRST_BACKOFF, next_backoff
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_server import HTML, SiteServer, html_page, links
 from tests.site_spec import Responder, Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
 
-NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
-
-
 # ---------------------------------------------------------------------------
 # Pure helpers
 # ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("value", "seconds"),
-    [
-        ("2", 2.0),
-        (b"120", 120.0),
-        (" 7 ", 7.0),
-        ("0", 0.0),
-        ("1.5", 1.5),
-        (format_datetime(NOW + timedelta(seconds=30), usegmt=True), 30.0),
-        ("Wed, 01 May 2024 12:01:00 GMT", 60.0),
-        ("Wednesday, 01-May-24 12:00:10 GMT", 10.0),  # RFC 850
-        ("Wed May  1 12:00:05 2024", 5.0),  # asctime
-        ("Wed, 01 May 2024 11:00:00 GMT", 0.0),  # already past: no wait
-        (None, None),
-        ("", None),
-        ("soon", None),
-        ("-5", None),
-        ("Wed, 01 May 2024 12:01:00", None),  # no zone: not an instant
-    ],
-)
-def test_retry_after_seconds_reads_both_forms(value: str | bytes | None, seconds: float | None) -> None:
-    assert retry_after_seconds(value, NOW) == seconds
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ import pytest
 from sitemap_check import read_sitemap_set
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.publish import OutputOptions, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://www.example.com/"
@@ -432,7 +433,7 @@ def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path
     # one a crawl's builder makes of the same entries, byte for byte. Without the odd chunk,
     # every run says its locs and lastmods go into the XML as they are, and the publishing
     # loop skips its looks for characters to escape and lastmods to complete
-    # (tests/test_publish.py compares the bytes either way); with it, one run does not, and
+    # (tests/test_set_builder.py compares the bytes either way); with it, one run does not, and
     # the loop looks at every block.
     lines = big_input(6000, bad_every=900, odd_chunk=odd_chunk)
     entries = []

@@ -10,12 +10,12 @@ import pytest
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError
+from sitemap_spider.sitemaps.names import shard_name
 from sitemap_spider.sitemaps.files import _COMPRESS_BLOCK, gzip_file, write_document
 from sitemap_spider.sitemaps.writer import (
     MAX_SITEMAPS_PER_INDEX,
     ShardInfo,
     ShardWriter,
-    shard_name,
     write_index,
 )
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element, url_line
@@ -54,11 +54,6 @@ def check_shards(directory: Path, shards: list[ShardInfo]) -> list[str]:
         assert len(urls) == shard.urls
         locs += [url["loc"] for url in urls]
     return locs
-
-
-def test_shard_names() -> None:
-    assert shard_name(1, gzip=False) == "sitemap-00001.xml"
-    assert shard_name(50_000, gzip=True) == "sitemap-50000.xml.gz"
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
 from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments
-from sitemap_spider.sitemaps.xml import CHANGEFREQ_VALUES, CHANGEFREQS, check_loc, parse_lastmod
+from sitemap_spider.sitemaps.rules import CHANGEFREQ_VALUES, CHANGEFREQS, check_loc, parse_lastmod
 
 Problem = tuple[str, str]
 

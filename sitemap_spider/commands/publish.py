@@ -27,7 +27,8 @@ from sitemap_spider.indexnow import submit_in_thread
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, describe_write_error
 from sitemap_spider.sitemaps.ingest import BATCH_FORMATS, Ingest, Tally, ingest_chunks
 from sitemap_spider.sitemaps.inputs import FORMATS, BadInput, open_input, read_records
-from sitemap_spider.sitemaps.publish import INDEX_NAME, PublishResult
+from sitemap_spider.sitemaps.names import INDEX_NAME
+from sitemap_spider.sitemaps.set_builder import PublishResult
 
 if TYPE_CHECKING:
     import argparse

@@ -19,6 +19,9 @@ from typing import Any
 
 from sitemap_spider.crawl.fingerprint import same_content
 
+# The delay-seconds form of Retry-After.
+_DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+
 # Real servers still send the two obsolete forms RFC 9110 section 5.6.7 asks
 # recipients to accept; email.utils does not read them.
 _OBSOLETE_FORMATS = (
@@ -199,3 +202,22 @@ def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
     if same_content(prior.fingerprint, evidence.fingerprint):
         return prior.lastmod
     return w3c_datetime(evidence.fetched_at)  # changed since the last crawl: first seen now
+
+
+def retry_after_seconds(value: str | bytes | None, now: datetime) -> float | None:
+    """Seconds a ``Retry-After`` value asks to wait from ``now``; None if absent or unreadable.
+
+    Both forms of RFC 9110 section 10.2.3 are read: a number of seconds and an
+    HTTP-date (a date already past means no wait).
+    """
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    text = (value or "").strip()
+    if not text:
+        return None
+    if _DELTA_SECONDS.fullmatch(text):
+        return float(text)
+    moment = parse_http_date(text)
+    if moment is None:
+        return None
+    return max(0.0, (moment - now).total_seconds())

@@ -43,7 +43,7 @@ from sitemap_spider.sitemaps.extensions import (
     rich_fields,
 )
 from sitemap_spider.sitemaps.urls import normalize_url
-from sitemap_spider.sitemaps.xml import check_loc, parse_lastmod
+from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
 
 #: Told of what a page has that cannot be written: (kind, reason, page, detail).
 Problem = Callable[[str, str, str, str], None]

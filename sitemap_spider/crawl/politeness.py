@@ -27,7 +27,6 @@ pace back at once (site_health.py weighs the answers; throttle.py paces 304s as 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from time import monotonic
@@ -40,7 +39,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
-from sitemap_spider.crawl.dates import parse_http_date
+from sitemap_spider.crawl.dates import parse_http_date, retry_after_seconds
 from sitemap_spider.crawl.site_health import SiteHealth, is_retry
 
 if TYPE_CHECKING:
@@ -64,26 +63,6 @@ SITE_FAULT = object()
 SITE_DOWN = object()
 #: Seconds between requests after the site's first trouble when SITEMAP_RETRY_DELAY is 0; it doubles while it goes on.
 FIRST_BACKOFF = 1.0
-_DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
-
-
-def retry_after_seconds(value: str | bytes | None, now: datetime) -> float | None:
-    """Seconds a ``Retry-After`` value asks to wait from ``now``; None if absent or unreadable.
-
-    Both forms of RFC 9110 section 10.2.3 are read: a number of seconds and an
-    HTTP-date (a date already past means no wait).
-    """
-    if isinstance(value, bytes):
-        value = value.decode("latin-1")
-    text = (value or "").strip()
-    if not text:
-        return None
-    if _DELTA_SECONDS.fullmatch(text):
-        return float(text)
-    moment = parse_http_date(text)
-    if moment is None:
-        return None
-    return max(0.0, (moment - now).total_seconds())
 
 
 def next_backoff(

@@ -36,7 +36,7 @@ from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.history.store import HistoryStore, Staging
 from sitemap_spider.modes.held import HeldRequests
 from sitemap_spider.modes.schedulers import SpillScheduler
-from sitemap_spider.publishing import SetPublisher
+from sitemap_spider.crawl_end import SetPublisher
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sitemap_spider.history.record import PageRecord
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.extensions import extensions_json, with_extensions_json
+from sitemap_spider.sitemaps.entry_form import ROW_COLUMNS, entry_of_row, entry_row
 
 logger = logging.getLogger(__name__)
 
@@ -132,14 +132,14 @@ class CrawlState:
         """Store an entry; a later one for the same loc replaces it."""
         self._db.execute(
             "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)",
-            (entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest, extensions_json(entry)),
+            entry_row(entry),
         )
 
     def entries(self) -> Iterator[SitemapEntry]:
         """Every stored entry (in loc order, one per loc)."""
-        query = "SELECT loc, lastmod, changefreq, priority, content_digest, extensions FROM entries ORDER BY loc"
-        for *row, extensions in self._db.execute(query):
-            yield with_extensions_json(SitemapEntry(*row), extensions)
+        query = f"SELECT {', '.join(ROW_COLUMNS)} FROM entries ORDER BY loc"
+        for row in self._db.execute(query):
+            yield entry_of_row(row)
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         self._db.execute("INSERT OR IGNORE INTO exclusions VALUES (?, ?, ?)", (url, reason, detail))

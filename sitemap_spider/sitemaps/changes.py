@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import IO, Final
 
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.names import CHANGES_PREFIX
 from sitemap_spider.sitemaps.previous import PreviousLines, PreviousSetError, parse_line, previous_shards
-from sitemap_spider.sitemaps.xml import parse_lastmod
+from sitemap_spider.sitemaps.rules import parse_lastmod
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ class SetChanges:
         # Unnamed files (unlinked at once): never served from the output directory, never left behind.
         self._spools: dict[str, IO[str]] = {
             kind: tempfile.TemporaryFile(  # noqa: SIM115 - closed by close()
-                "w+", encoding="utf-8", dir=spool_dir, prefix=".sitemap-changes-"
+                "w+", encoding="utf-8", dir=spool_dir, prefix=CHANGES_PREFIX
             )
             for kind in KINDS
         }

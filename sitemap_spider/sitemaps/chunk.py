@@ -30,23 +30,22 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from sitemap_spider.sitemaps.entry import RichEntry
-from sitemap_spider.sitemaps.entry_lines import encode_fields
+from sitemap_spider.sitemaps.entry_lines import encode_fields, loc_only_lines
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.extensions import rich_fields
 from sitemap_spider.sitemaps.hreflang import alternate_lines
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
 from sitemap_spider.sitemaps.iri import encode_iris, normal_fields
-from sitemap_spider.sitemaps.jsonl_entries import Entry, decode, decode_all, encode_columns, encode_entries
+from sitemap_spider.sitemaps.jsonl_entries import Encoded, Entry, decode, decode_all, encode_columns, encode_entries
 from sitemap_spider.sitemaps.plain_values import plain_locs
 from sitemap_spider.sitemaps.rich_set import has_extensions, rich_line
-from sitemap_spider.sitemaps.xml import check_fields, is_verbatim, needs_escaping
+from sitemap_spider.sitemaps.rules import check_fields
+from sitemap_spider.sitemaps.xml import is_verbatim, needs_escaping
 
 # Lines checked together by jsonl_entries.encode_columns: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096
 # The same for the bytes of a chunk: about 3,000 of the crawl's lines.
 _BLOCK_BYTES: Final = 512 * 1024
-# What follows the loc in the run line of an entry with no other field (entry_lines.encode_fields).
-_LOC_ONLY: Final = "\t-\t-\t-\t-"
 _MAX_BACKOFF_BLOCKS: Final = 16
 
 
@@ -72,6 +71,13 @@ class EncodedChunk:
     hreflang_problems: list[tuple[str, str, str, str]] = field(default_factory=list)
     last_record: int = 0  # number of the last line that was an entry or a bad line; 0: none
     line_count: int = 0  # lines in the chunk
+
+    def add(self, encoded: Encoded) -> None:
+        """Take the lines of a block encoded by the fast checks (jsonl_entries.py)."""
+        self.lines += encoded.lines
+        self.digests += encoded.digests
+        self.normalised += encoded.normalised
+        self.verbatim = self.verbatim and encoded.verbatim
 
 
 def encode_chunk(
@@ -220,14 +226,17 @@ def _encode_jsonl_fast(lines: _Lines, done: EncodedChunk) -> dict[int, bytes]:
             skip -= 1
             together = False
         else:
-            together = encode_columns(block, done)
+            encoded = encode_columns(block)
+            together = encoded is not None
+            if encoded is not None:
+                done.add(encoded)
             # Not all of one site, or lastmods of several forms: checked line by line. An
             # input whose blocks never qualify must not pay twice for each: the next ones go
             # straight to the line-by-line checks, more of them after each failure.
             backoff = 0 if together else min(2 * backoff or 1, _MAX_BACKOFF_BLOCKS)
             skip = 0 if together else backoff
         if not together:
-            encode_entries(list(enumerate(block, start)) if numbered is None else numbered, done, slow)
+            done.add(encode_entries(list(enumerate(block, start)) if numbered is None else numbered, slow))
         if len(slow) > before:  # the piece's lines for the general path, not the whole chunk's
             raw_lines = raw_lines or split_lines(piece)
             slow_lines.update((index, raw_lines[index - start]) for index in slow[before:])
@@ -248,8 +257,7 @@ def _encode_txt_fast(raw_lines: list[bytes], done: EncodedChunk) -> list[int]:
         block = raw_lines[start : start + _BLOCK_LINES]
         text, normalised = _text_of(b"\n".join(block))
         if text and plain_locs(text.split("\n")):
-            # Run lines of entries with a loc only (entry_lines.encode_fields), in a few C-level steps.
-            done.lines += (text.replace("\n", _LOC_ONLY + "\n") + _LOC_ONLY).split("\n")
+            done.lines += loc_only_lines(text)
             done.normalised += normalised
             if done.verbatim and needs_escaping(text):
                 done.verbatim = False

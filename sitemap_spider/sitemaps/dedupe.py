@@ -25,6 +25,7 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Final
 
+from sitemap_spider.sitemaps.entry_lines import ABSENT, loc_and_digest, locs_and_digests
 from sitemap_spider.sitemaps.runs import merge_blocks, read_blocks
 from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, LineSorter, merge_block_chars
 
@@ -35,16 +36,6 @@ MAX_SHARED_DIGESTS: Final = 200_000
 _SCAN_SLICE: Final = 4096
 # Characters read at a time from a file of unique lines.
 _READ_BLOCK_CHARS: Final = 256 * 1024
-
-
-#: What comes before the digest in a digest line (``digest_line``).
-DIGEST_LINE_PREFIX: Final = "+"
-
-
-def digest_line(digest: str) -> str:
-    """The line of a ``repeated_digests`` input, and the digest field of an entry's run line:
-    ``+digest``."""
-    return DIGEST_LINE_PREFIX + digest
 
 
 def repeated_digests(blocks: Iterable[list[str]], limit: int = MAX_SHARED_DIGESTS) -> set[str] | None:
@@ -165,14 +156,10 @@ def write_unique(blocks: Iterable[list[str]], work_dir: Path, run_size: int) -> 
             for block in blocks:
                 if not block:
                     continue
-                fields = "\t".join(block).split("\t")
-                if len(fields) != 5 * len(block):
-                    raise ValueError(f"a run line without its five fields: {block[0]!r}...")
-                locs = fields[0::5]
+                locs, found = locs_and_digests(block)
                 # Lines of one loc are adjacent: the first is kept.
                 new = list(map(operator.ne, locs, [previous, *locs[:-1]]))
                 previous = locs[-1]
-                found = fields[4::5]
                 if False in new:
                     block = list(itertools.compress(block, new))
                     found = list(itertools.compress(found, new))
@@ -180,7 +167,7 @@ def write_unique(blocks: Iterable[list[str]], work_dir: Path, run_size: int) -> 
                 if block:  # not only repeats of the block before
                     out.write("\n".join(block))
                     out.write("\n")
-                digests.add_lines(found if "-" not in found else [digest for digest in found if digest != "-"])
+                digests.add_lines(found if ABSENT not in found else [digest for digest in found if digest != ABSENT])
         return name, repeats, [str(run) for run in digests.run_files()]
     except BaseException:
         digests.close()
@@ -271,10 +258,9 @@ def without_content_duplicates(
     with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
         for line in lines:
             out.write(line + "\n")
-            digest = line[line.rindex("\t") + 1 :]
-            if digest != "-":  # "+digest" when present
-                loc = line[: line.index("\t")]
-                by_digest.add_line(f"{digest[1:]}\t{loc}")
+            loc, digest = loc_and_digest(line)
+            if digest is not None:
+                by_digest.add_line(f"{digest}\t{loc}")
     dropped = LineSorter(work_dir, run_size)
     previous = None
     for pair in by_digest.iter_unique_lines():

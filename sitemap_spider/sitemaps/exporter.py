@@ -31,7 +31,7 @@ from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.extensions import FIELDS
 from sitemap_spider.sitemaps.item_entries import entry_from_item
-from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP, can_fit
 from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
 
 logger = logging.getLogger(__name__)
@@ -82,8 +82,7 @@ class SitemapItemExporter(BaseItemExporter):
             self._skip("Skipping item for the sitemap: %s", exc)
             return
         element = url_element(entry)
-        full = self.urls_written >= MAX_URLS_PER_SITEMAP
-        if full or self.bytes_written + len(element) + len(URLSET_CLOSE) > MAX_BYTES_PER_SITEMAP:
+        if not can_fit(self.bytes_written, self.urls_written, len(element), len(URLSET_CLOSE)):
             self._over_limit(entry.loc)
             return
         self._write(element)

@@ -19,18 +19,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from sitemap_spider.sitemaps.chunk import EncodedChunk, encode_chunk
-from sitemap_spider.sitemaps.dedupe import DIGEST_LINE_PREFIX
 from sitemap_spider.sitemaps.entry import RichEntry
-from sitemap_spider.sitemaps.entry_lines import Fields
+from sitemap_spider.sitemaps.entry_lines import DIGEST_LINE_PREFIX, Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.extensions import rich_fields
 from sitemap_spider.sitemaps.hreflang import HreflangListener
 from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.iri import normal_fields
-from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.runs import sort_into_run, write_run
 from sitemap_spider.sitemaps.urls import base_url_of
-from sitemap_spider.sitemaps.xml import check_fields
+from sitemap_spider.sitemaps.rules import check_fields
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from itemadapter import ItemAdapter
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.extensions import with_extensions
-from sitemap_spider.sitemaps.xml import check_entry
+from sitemap_spider.sitemaps.rules import check_entry
 
 
 def format_lastmod(value: object) -> str | None:

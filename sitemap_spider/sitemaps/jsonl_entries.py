@@ -5,17 +5,16 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, cast
+from typing import Final, NamedTuple, cast
 
 import msgspec
 
+from sitemap_spider.sitemaps.entry_lines import lines_of_columns
 from sitemap_spider.sitemaps.inputs import too_deep
 from sitemap_spider.sitemaps.iri import encode_iris
 from sitemap_spider.sitemaps.plain_values import plain_digests, plain_lastmods, plain_loc, plain_locs
-from sitemap_spider.sitemaps.xml import CHANGEFREQS, needs_escaping
-
-if TYPE_CHECKING:  # chunk.py imports this module
-    from sitemap_spider.sitemaps.chunk import EncodedChunk
+from sitemap_spider.sitemaps.rules import CHANGEFREQS
+from sitemap_spider.sitemaps.xml import needs_escaping
 
 
 class Entry(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -113,17 +112,25 @@ def _is_utf8(raw: bytes) -> bool:
     return True
 
 
-def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
-    """Encode a block of entries into ``done`` if each field passes its block checks, as
-    columns in a few C-level passes; else False, and ``done`` is left as it was."""
-    count = len(entries)
+class Encoded(NamedTuple):
+    """Run lines of a block of entries, and what the chunk keeps of them."""
+
+    lines: list[str]  # entry_lines.encode_fields lines
+    digests: list[str]  # the content digests of the entries that have one, bare
+    normalised: int  # locs taken in their normal form (iri.py)
+    verbatim: bool  # every loc and lastmod goes into the XML as it is (xml.is_verbatim)
+
+
+def encode_columns(entries: Sequence[Entry]) -> Encoded | None:
+    """Encode a block of entries if each field passes its block checks, as columns in a few
+    C-level passes; else None."""
     locs = [entry.loc for entry in entries]
     normalised = 0
     joined = "".join(locs)
     if not joined.isascii() or " " in joined:  # IRIs, spaces: their normal form (iri.py)
         encoded = encode_iris(locs)
         if encoded is None:
-            return False
+            return None
         locs, normalised = encoded
     lastmods = [entry.lastmod for entry in entries]
     digests = [entry.content_digest for entry in entries]
@@ -131,90 +138,54 @@ def encode_columns(entries: Sequence[Entry], done: EncodedChunk) -> bool:
     dated = cast("list[str]", lastmods if None not in lastmods else [value for value in lastmods if value is not None])
     digested = cast("list[str]", digests if None not in digests else [value for value in digests if value is not None])
     if not (plain_locs(locs) and plain_lastmods(dated) and plain_digests(digested)):
-        return False
+        return None
     changefreqs = [entry.changefreq for entry in entries]
     priorities = [entry.priority for entry in entries]
-    # entry_lines.encode_fields, and the digests of the entries with one.
-    if changefreqs.count(None) == count and priorities.count(None) == count:
-        # The crawl's entries: a loc, maybe a lastmod and a digest.
-        if dated is lastmods and digested is digests:  # each has both: no "+" joined first
-            lines = [f"{loc}\t+{lastmod}\t-\t-\t+{digest}" for loc, lastmod, digest in zip(locs, lastmods, digests)]
-        else:
-            lines = [
-                f"{loc}\t{'-' if lastmod is None else '+' + lastmod}\t-\t-\t{'-' if digest is None else '+' + digest}"
-                for loc, lastmod, digest in zip(locs, lastmods, digests)
-            ]
-    else:
-        if not CHANGEFREQS.issuperset(value for value in changefreqs if value is not None):
-            return False
-        # The standard library's float of the same JSON number; an integer too big for a
-        # float's range check, NaN or infinity fails it and takes the general path.
-        if not all(0.0 <= number <= 1.0 for number in priorities if number is not None):
-            return False
-        lines = [
-            f"{loc}\t{'-' if lastmod is None else '+' + lastmod}\t{'-' if changefreq is None else '+' + changefreq}"
-            f"\t{'-' if number is None else '+' + repr(number)}\t{'-' if digest is None else '+' + digest}"
-            for loc, lastmod, changefreq, number, digest in zip(locs, lastmods, changefreqs, priorities, digests)
-        ]
-    done.lines += lines
-    done.normalised += normalised
+    if not CHANGEFREQS.issuperset(value for value in changefreqs if value is not None):
+        return None
+    # The standard library's float of the same JSON number; an integer too big for a
+    # float's range check, NaN or infinity fails it and takes the general path.
+    if not all(0.0 <= number <= 1.0 for number in priorities if number is not None):
+        return None
+    lines = lines_of_columns(locs, lastmods, changefreqs, priorities, digests)
     # Copies, made together: the decoded strings share memory pages with the rest of their
     # entries, which a chunk's digests would keep from being reused (7 MB more per worker).
     # No None in digested, no newline in a digest (plain_digests).
-    if digested:
-        done.digests += "\n".join(digested).split("\n")
+    copies = "\n".join(digested).split("\n") if digested else []
     # Lastmods of these shapes go into the XML as they are; a loc may need escaping.
-    if done.verbatim and needs_escaping("".join(locs)):
-        done.verbatim = False
-    return True
+    return Encoded(lines, copies, normalised, not needs_escaping("".join(locs)))
 
 
-def encode_entries(entries: list[tuple[int, Entry]], done: EncodedChunk, slow: list[int]) -> None:
-    """Encode the decoded lines of the common shape into ``done``, each checked on its own;
-    the indexes of the others into ``slow``."""
-    lines = done.lines
-    digests = done.digests
+def encode_entries(entries: list[tuple[int, Entry]], slow: list[int]) -> Encoded:
+    """Encode the decoded lines of the common shape, each checked on its own; the indexes of the
+    others into ``slow``."""
+    locs: list[str] = []
+    lastmods: list[str | None] = []
+    changefreqs: list[str | None] = []
+    priorities: list[float | None] = []
+    digests: list[str | None] = []
     for index, entry in entries:
         loc = entry.loc
-        # loc: "http(s)://" + host + path, every byte of a class, as xml._PLAIN_LOC.
-        if not plain_loc(loc):
+        lastmod = entry.lastmod
+        changefreq = entry.changefreq
+        number = entry.priority
+        digest = entry.content_digest
+        if (
+            # loc: "http(s)://" + host + path, every byte of a class, as rules._PLAIN_LOC.
+            not plain_loc(loc)
+            # lastmod: a date, or a date-time with seconds and Z or a zone within +/-14:00.
+            or (lastmod is not None and not plain_lastmods([lastmod]))
+            or (changefreq is not None and changefreq not in CHANGEFREQS)
+            or (number is not None and not 0.0 <= number <= 1.0)  # see encode_columns
+            or (digest is not None and not plain_digests([digest]))
+        ):
             slow.append(index)
             continue
-        # lastmod: a date, or a date-time with seconds and Z or a zone within +/-14:00.
-        lastmod = entry.lastmod
-        if lastmod is not None:
-            if not plain_lastmods([lastmod]):
-                slow.append(index)
-                continue
-            lastmod = "+" + lastmod
-        else:
-            lastmod = "-"
-        changefreq = entry.changefreq
-        if changefreq is not None:
-            if changefreq not in CHANGEFREQS:
-                slow.append(index)
-                continue
-            changefreq = "+" + changefreq
-        else:
-            changefreq = "-"
-        number = entry.priority
-        if number is not None:
-            if not 0.0 <= number <= 1.0:  # see encode_columns
-                slow.append(index)
-                continue
-            priority = "+" + repr(number)
-        else:
-            priority = "-"
-        digest = entry.content_digest
-        if digest is not None:
-            if not plain_digests([digest]):
-                slow.append(index)
-                continue
-            digests.append(digest)
-            digest = "+" + digest
-        else:
-            digest = "-"
-        lines.append(f"{loc}\t{lastmod}\t{changefreq}\t{priority}\t{digest}")
-        if done.verbatim and needs_escaping(loc):  # the lastmod's shape was checked
-            done.verbatim = False
-
+        locs.append(loc)
+        lastmods.append(lastmod)
+        changefreqs.append(changefreq)
+        priorities.append(number)
+        digests.append(digest)
+    lines = lines_of_columns(locs, lastmods, changefreqs, priorities, digests)
+    bare = [digest for digest in digests if digest is not None]
+    return Encoded(lines, bare, 0, not needs_escaping("".join(locs)))  # the lastmods' shape was checked

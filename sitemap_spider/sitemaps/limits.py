@@ -18,3 +18,22 @@ MAX_SITEMAPS_PER_INDEX: Final = 50_000
 MAX_LOC_LENGTH: Final = 2048
 #: sitemap.xsd's tLoc minLength: shorter locs ("http://a.b/") fail the XSD.
 MIN_LOC_LENGTH: Final = 12
+
+
+def bytes_left(used: int, closing: int, max_bytes: int = MAX_BYTES_PER_SITEMAP) -> int:
+    """Bytes a file of ``used`` bytes can still take and be closed by ``closing`` bytes within ``max_bytes``."""
+    return max_bytes - closing - used
+
+
+def can_fit(
+    used_bytes: int,
+    used_urls: int,
+    more: int,
+    closing: int,
+    *,
+    max_bytes: int = MAX_BYTES_PER_SITEMAP,
+    max_urls: int = MAX_URLS_PER_SITEMAP,
+) -> bool:
+    """Whether a file holding ``used_urls`` URLs in ``used_bytes`` bytes takes one more element of
+    ``more`` bytes and can still be closed (``closing`` bytes) within its limits."""
+    return used_urls < max_urls and more <= bytes_left(used_bytes, closing, max_bytes)

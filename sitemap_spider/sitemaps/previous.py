@@ -11,10 +11,8 @@ passed over: their URLs are in the shards too.
 
 from __future__ import annotations
 
-import html
 import io
 import itertools
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -23,20 +21,12 @@ from isal import igzip
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapError
-from sitemap_spider.sitemaps.rich_loop import NEWS_PREFIX
-from sitemap_spider.sitemaps.storage import SHARD_FILE_PATTERN
-from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE, URLSET_CLOSE, URLSET_OPEN, escape
+from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file
+from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE, URLSET_CLOSE, URLSET_OPEN, parse_url_line, url_line_of_text
 
 _NS = "{" + SITEMAP_NAMESPACE + "}"
 _HEADER = URLSET_OPEN.decode()
 _CLOSE = URLSET_CLOSE.decode()
-_NEWS_FILE = NEWS_PREFIX + "-"
-_OPTIONAL = ("lastmod", "changefreq", "priority")  # in sitemap.xsd's order
-#: A ``<url>`` line as the shard writer writes it (xml.url_line): loc, maybe lastmod, changefreq, priority.
-URL_LINE = re.compile(
-    r"<url><loc>([^<]*)</loc>(?:<lastmod>([^<]*)</lastmod>)?"
-    r"(?:<changefreq>[^<]*</changefreq>)?(?:<priority>[^<]*</priority>)?</url>\n"
-)
 
 
 class PreviousSetError(SitemapError):
@@ -45,11 +35,10 @@ class PreviousSetError(SitemapError):
 
 def parse_line(line: str) -> tuple[str, str | None]:
     """The loc (unescaped) and lastmod of a ``<url>`` line; PreviousSetError if it is not one."""
-    match = URL_LINE.fullmatch(line)
-    if match is None:
+    parsed = parse_url_line(line)
+    if parsed is None:
         raise PreviousSetError(f"not a <url> line: {line[:120]!r}")
-    loc = match.group(1)
-    return (html.unescape(loc) if "&" in loc else loc), match.group(2)
+    return parsed
 
 
 def previous_shards(output_dir: Path, index_name: str) -> list[Path] | None:
@@ -66,7 +55,7 @@ def previous_shards(output_dir: Path, index_name: str) -> list[Path] | None:
             if not SHARD_FILE_PATTERN.match(name) or not path.is_file():
                 raise PreviousSetError(f"{index_name} lists {element.text!r}, not a sitemap file of {output_dir}")
             # A news file lists again some URLs of the shards (listed before it): the shards say it all.
-            if not name.startswith(_NEWS_FILE):
+            if not is_news_file(name):
                 shards.append(path)
             element.clear()
     except (etree.XMLSyntaxError, OSError) as exc:
@@ -99,8 +88,7 @@ def _parsed_lines(path: Path) -> Iterator[str]:
                     fields[name] = (element.text or "").strip()
                 else:
                     if loc:
-                        tail = "".join(f"<{key}>{fields[key]}</{key}>" for key in _OPTIONAL if fields.get(key))
-                        yield f"<url><loc>{escape(loc)}</loc>{tail}</url>\n"
+                        yield url_line_of_text(loc, fields)
                     loc = None
                     fields.clear()
                     element.clear()

@@ -1,6 +1,6 @@
 """The publishing loop of a set with extensions: hreflang links, images, videos, news files.
 
-A set none of whose entries has extensions never comes here (publish_loop.py's own loop). Here
+A set none of whose entries has extensions never comes here (shard_loop.py's own loop). Here
 each line is formatted on its own: its ``<url>`` gets the joined ``xhtml:link`` elements of its
 loc (hreflang.LinkReader, read in step) and the images and videos rendered when it was added;
 an article published within the last two days also goes into the news files
@@ -11,23 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from sitemap_spider.sitemaps.entry_lines import split_rich
+from sitemap_spider.sitemaps.entry_lines import Extras, KeptBlock
 from sitemap_spider.sitemaps.extensions import prefixes_in
 from sitemap_spider.sitemaps.hreflang import LinkReader
-from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter
-from sitemap_spider.sitemaps.xml import parse_lastmod, url_line
-
-if TYPE_CHECKING:
-    from sitemap_spider.sitemaps.publish_loop import PublishLoop
+from sitemap_spider.sitemaps.writer import ShardWriter
+from sitemap_spider.sitemaps.rules import parse_lastmod
+from sitemap_spider.sitemaps.xml import url_line, with_extensions
 
 #: News files hold at most this many URLs (Google's news sitemap limit).
 MAX_NEWS_URLS: Final = 1000
 #: Articles older than this are left out of the news files.
 NEWS_WINDOW: Final = timedelta(days=2)
-NEWS_PREFIX: Final = "sitemap-news"
-_URL_CLOSE: Final = "</url>\n"
+# The extras of a line with no extension XML: alternates alone, or nothing.
+_PLAIN: Final[Extras] = (None, None, "", "", "")
 
 
 class RichOutput:
@@ -41,42 +39,22 @@ class RichOutput:
 
     def write_blocks(
         self,
-        loop: PublishLoop,
+        blocks: Iterable[KeptBlock],
         writer: ShardWriter,
-        blocks: Iterable[list[str]],
-        shared: dict[str, bool],
-        submit: Callable[[ShardInfo], None],
+        news: ShardWriter,
+        compare: Callable[[list[str]], None],
     ) -> None:
-        """``PublishLoop._write_blocks`` for a rich set: the same entries dropped, the same counts."""
-        options = loop.options
-        news = ShardWriter(
-            writer.directory,
-            max_urls=min(MAX_NEWS_URLS, options.max_urls),
-            max_bytes=options.max_bytes,
-            gzip=False,
-            on_close=submit,
-            durable=not options.gzip,
-            prefix=NEWS_PREFIX,
-        )
+        """Write the kept lines of a rich set into ``writer``'s shards and ``news``'s news files;
+        ``compare`` is given each block's ``<url>`` lines as a plain set would have them (a
+        comparison with the previous set is of locs and lastmods, whatever the extensions)."""
         try:
-            previous = None
-            for block in blocks:
-                # Each <url> as a plain set would have it: a comparison with the previous set
-                # is of locs and lastmods, whatever the extensions.
-                plain: list[str] = []
-                for line in block:
-                    loc, lastmod, changefreq, priority, digest = line.split("\t")
-                    if loc == previous:
-                        loop.duplicates += 1
-                        continue
-                    previous = loc
-                    if digest in shared:
-                        if shared[digest]:
-                            loop.content_duplicate(line)
-                            continue
-                        shared[digest] = True
-                    plain.append(self._write_line(writer, news, loc, lastmod[1:], changefreq, priority))
-                loop.compare(plain)
+            for locs, lastmods, extras in blocks:
+                compare(
+                    [
+                        self._write_line(writer, news, loc, lastmod, _PLAIN if extra is None else extra)
+                        for loc, lastmod, extra in zip(locs, lastmods, extras)
+                    ]
+                )
             if self.links is not None:
                 self.links.finish()
             news.close()
@@ -84,30 +62,18 @@ class RichOutput:
             news.abort()
             raise
 
-    def _write_line(
-        self, writer: ShardWriter, news: ShardWriter, loc: str, lastmod: str, changefreq: str, priority: str
-    ) -> str:
+    def _write_line(self, writer: ShardWriter, news: ShardWriter, loc: str, lastmod: str, extras: Extras) -> str:
         """Write one entry's ``<url>`` (and its news ``<url>``); its ``<url>`` line without extensions."""
-        priority, url_xml, news_date, news_xml = split_rich(priority)
-        element = url_line(
-            loc,
-            lastmod or None,
-            None if changefreq == "-" else changefreq[1:],
-            None if priority == "-" else float(priority[1:]),
-        )
-        plain = element
+        changefreq, priority, url_xml, news_date, news_xml = extras
+        plain = url_line(loc, lastmod or None, changefreq, priority)
         links = "" if self.links is None else self.links.links_of(loc)
-        if links or url_xml:
-            element = element[: -len(_URL_CLOSE)] + links + url_xml + _URL_CLOSE
-        writer.write_rich(element, lastmod, (("xhtml",) if links else ()) + prefixes_in(url_xml))
+        writer.write_rich(with_extensions(plain, links + url_xml), lastmod, (("xhtml",) if links else ()) + prefixes_in(url_xml))
         if news_xml:
             if parse_lastmod(news_date) < self.news_cutoff:
                 self.news_too_old += 1
             else:
                 # The page's lastmod too, as on its <url> in the shards: the index's lastmod of a news
                 # file is the newest of its entries', as for every file.
-                news_element = url_line(loc, lastmod or None, None, None)
-                news_element = news_element[: -len(_URL_CLOSE)] + news_xml + _URL_CLOSE
-                news.write_rich(news_element, lastmod, ("news",))
+                news.write_rich(with_extensions(url_line(loc, lastmod or None, None, None), news_xml), lastmod, ("news",))
                 self.news_urls += 1
         return plain

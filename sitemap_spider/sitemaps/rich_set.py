@@ -1,6 +1,6 @@
 """The extension side of a sitemap set being built: rich entries as run lines, their alternates.
 
-The builder (publish.py) hands every RichEntry here; entries without extensions never come
+The builder (set_builder.py) hands every RichEntry here; entries without extensions never come
 here. At publish time this makes what the publishing loop of a rich set needs (rich_loop.py).
 """
 

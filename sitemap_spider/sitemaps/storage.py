@@ -13,7 +13,6 @@ import contextlib
 import fcntl
 import logging
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -21,11 +20,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from sitemap_spider.sitemaps.errors import SitemapError
+from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, STAGING_PREFIX
 
 logger = logging.getLogger(__name__)
 
-STAGING_PREFIX = ".sitemap-staging-"
-SHARD_FILE_PATTERN = re.compile(r"^sitemap-(?:news-)?\d{5}\.xml(\.gz)?$")
 #: How long a publish waits for another one into the same directory (moving files takes
 #: milliseconds: a lock held this long is a stuck process, and waiting on would hang cron).
 LOCK_TIMEOUT = 600.0

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import gzip
-import importlib.resources
 import io
 import logging
 import zlib
@@ -20,6 +19,7 @@ from typing import Final
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapValidationError
+from sitemap_spider.sitemaps.schema_files import parse_schema, schema_bytes
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE
 
@@ -28,7 +28,6 @@ logger = logging.getLogger(__name__)
 # A urlset's URLs and an index's sitemaps have one limit, and so does every file's size.
 MAX_CHILDREN: Final = max(MAX_URLS_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX)
 MAX_UNCOMPRESSED_BYTES: Final = MAX_BYTES_PER_SITEMAP
-SCHEMA_PACKAGE: Final = "sitemap_spider.schemas"
 # Documents up to this size are parsed whole and validated as a tree: about twice as fast
 # as streaming, and lxml releases the GIL for both steps (so a shard is validated on a
 # thread while the next one is written). The tree of a file this size takes about 60 MB;
@@ -43,24 +42,10 @@ _KINDS: Final = {"urlset": ("sitemap.xsd", "url"), "sitemapindex": ("siteindex.x
 EXTENSIONS_SCHEMA: Final = "sitemap-extensions.xsd"
 
 
-class _PackageResolver(etree.Resolver):  # type: ignore[misc]
-    """Resolves a schema's imports to the files of this package, never to the network."""
-
-    def resolve(self, url: str, pubid: str | None, context: object) -> object:
-        name = url.rsplit("/", 1)[-1]
-        return self.resolve_string(_schema_bytes(name), context)
-
-
-def _schema_bytes(file_name: str) -> bytes:
-    return importlib.resources.files(SCHEMA_PACKAGE).joinpath(file_name).read_bytes()
-
-
 @functools.cache
 def load_schema(file_name: str) -> etree.XMLSchema:
     """Return the parsed schema ``file_name`` (cached; lxml validators are per call)."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True)
-    parser.resolvers.add(_PackageResolver())
-    return etree.XMLSchema(etree.fromstring(_schema_bytes(file_name), parser, base_url=file_name))
+    return parse_schema(schema_bytes(file_name), base_url=file_name)
 
 
 def _urlset_schema(namespaces: dict[str | None, str]) -> str:

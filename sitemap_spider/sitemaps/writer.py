@@ -7,7 +7,6 @@ push them past ``max_urls`` or ``max_bytes`` (uncompressed size of the whole fil
 from __future__ import annotations
 
 import bisect
-import html
 import itertools
 import logging
 import os
@@ -25,14 +24,21 @@ from sitemap_spider.sitemaps.errors import (
 )
 from sitemap_spider.sitemaps.extensions import namespace_declaration, urlset_open
 from sitemap_spider.sitemaps.files import OutputFile
-from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps.names import SHARD_PREFIX, shard_name
+from sitemap_spider.sitemaps.limits import (
+    MAX_BYTES_PER_SITEMAP,
+    MAX_SITEMAPS_PER_INDEX,
+    MAX_URLS_PER_SITEMAP,
+    bytes_left,
+    can_fit,
+)
+from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
 from sitemap_spider.sitemaps.xml import (
     SITEMAPINDEX_CLOSE,
     SITEMAPINDEX_OPEN,
     URLSET_CLOSE,
     URLSET_OPEN,
-    check_loc,
-    parse_lastmod,
+    loc_in,
     sitemap_element,
     url_line,
 )
@@ -51,11 +57,6 @@ class ShardInfo:
     lastmod: str | None
 
 
-def shard_name(number: int, *, gzip: bool, prefix: str = "sitemap") -> str:
-    """Return the file name of the ``number``-th shard (1-based)."""
-    return f"{prefix}-{number:05d}.xml" + (".gz" if gzip else "")
-
-
 class ShardWriter:
     """Write entries, already checked and sorted, into as many shards as the limits need."""
 
@@ -68,7 +69,7 @@ class ShardWriter:
         gzip: bool,
         on_close: Callable[[ShardInfo], None] | None = None,
         durable: bool = True,
-        prefix: str = "sitemap",
+        prefix: str = SHARD_PREFIX,
     ) -> None:
         """``on_close`` is told of each shard as soon as it is complete on disk, so that it can be
         compressed or validated while the next one is written; ``durable=False`` skips the
@@ -120,14 +121,14 @@ class ShardWriter:
         closing = len(URLSET_CLOSE)
         while start < count:
             if self._file is None:
-                if len(URLSET_OPEN) + sizes[start] + closing > self.max_bytes:
+                if not can_fit(len(URLSET_OPEN), 0, sizes[start], closing, max_bytes=self.max_bytes):
                     raise InvalidEntryError(
                         f"entry needs {sizes[start]} bytes, more than a sitemap of at most "
-                        f"{self.max_bytes} bytes can hold: {_loc_of(lines[start])[:100]!r}"
+                        f"{self.max_bytes} bytes can hold: {loc_in(lines[start])[:100]!r}"
                     )
                 self._open_shard()
             end = min(count, start + self.max_urls - self._urls)
-            room = self.max_bytes - closing - self._bytes
+            room = bytes_left(self._bytes, closing, self.max_bytes)
             size = sum(itertools.islice(sizes, start, end))
             if size > room:  # the shard fills up by bytes within these lines
                 totals = list(itertools.accumulate(itertools.islice(sizes, start, end)))
@@ -150,14 +151,15 @@ class ShardWriter:
         closing = len(URLSET_CLOSE)
         if self._file is not None:
             extra = sum(len(namespace_declaration(p)) for p in prefixes if p not in self._namespaces)
-            if self._urls >= self.max_urls or self._bytes + extra + len(line) + closing > self.max_bytes:
+            more = extra + len(line)
+            if not can_fit(self._bytes, self._urls, more, closing, max_bytes=self.max_bytes, max_urls=self.max_urls):
                 self._close_shard()
         if self._file is None:
             extra = sum(len(namespace_declaration(p)) for p in set(prefixes))
-            if len(URLSET_OPEN) + extra + len(line) + closing > self.max_bytes:
+            if not can_fit(len(URLSET_OPEN), 0, extra + len(line), closing, max_bytes=self.max_bytes):
                 raise InvalidEntryError(
                     f"entry needs {len(line) + extra} bytes, more than a sitemap of at most "
-                    f"{self.max_bytes} bytes can hold: {_loc_of(line)[:100]!r}"
+                    f"{self.max_bytes} bytes can hold: {loc_in(line)[:100]!r}"
                 )
             self._open_shard()
         self._append([line], [lastmod], len(line))
@@ -276,18 +278,13 @@ def _declare(path: Path, prefixes: set[str], *, durable: bool) -> None:
     os.replace(staged, path)
 
 
-def _loc_of(line: str) -> str:
-    # The loc of a <url> line, for a message.
-    return html.unescape(line[len("<url><loc>") : line.find("</loc>")])
-
-
 def write_index(path: Path, shards: list[ShardInfo], base_url: str) -> None:
     """Write a sitemap index (never gzipped) listing ``base_url + name`` of every shard."""
     if not shards:
         raise EmptySitemapError("a sitemap index must list at least one sitemap")
     if len(shards) > MAX_SITEMAPS_PER_INDEX:
         raise TooManyShardsError(f"{len(shards)} sitemaps, an index lists at most {MAX_SITEMAPS_PER_INDEX}")
-    size = len(SITEMAPINDEX_OPEN) + len(SITEMAPINDEX_CLOSE)
+    size = len(SITEMAPINDEX_OPEN)
     out = OutputFile(Path(path), compress=False)
     try:
         out.stream.write(SITEMAPINDEX_OPEN)
@@ -295,12 +292,12 @@ def write_index(path: Path, shards: list[ShardInfo], base_url: str) -> None:
             loc = base_url + shard.name
             check_loc(loc)
             element = sitemap_element(loc, shard.lastmod)
-            size += len(element)
-            if size > MAX_BYTES_PER_SITEMAP:
+            if not can_fit(size, 0, len(element), len(SITEMAPINDEX_CLOSE)):
                 raise SitemapError(
                     f"sitemap index would exceed {MAX_BYTES_PER_SITEMAP} bytes; use a shorter base URL"
                 )
             out.stream.write(element)
+            size += len(element)
         out.stream.write(SITEMAPINDEX_CLOSE)
     except BaseException:
         out.abort()

@@ -26,7 +26,7 @@ from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.shared.connection import PatientRedis
 from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.extensions import extensions_json, with_extensions_json
+from sitemap_spider.sitemaps.entry_form import entry_from_json, entry_to_json
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -199,16 +199,11 @@ class SharedCrawl:
 
     # --- entries and exclusions, as CrawlState keeps them -------------------------
     def add_entry(self, entry: SitemapEntry) -> None:
-        fields = [entry.lastmod, entry.changefreq, entry.priority, entry.content_digest]
-        extensions = extensions_json(entry)
-        value = json.dumps(fields if extensions is None else [*fields, extensions])
-        self.redis.hset(self.keys.entries, entry.loc, value)
+        self.redis.hset(self.keys.entries, entry.loc, entry_to_json(entry))
 
     def entries(self) -> Iterator[SitemapEntry]:
-        for loc, value in self.redis.hscan_iter(self.keys.entries):
-            fields = json.loads(value)
-            extensions = fields.pop() if len(fields) > 4 else None
-            yield with_extensions_json(SitemapEntry(_text(loc), *fields), extensions)
+        for _, value in self.redis.hscan_iter(self.keys.entries):
+            yield entry_from_json(value)
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         # A page fetched again after a lease ran out is reported once.

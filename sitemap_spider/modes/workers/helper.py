@@ -7,7 +7,6 @@ its entries and its exclusions, tells the leader each time it is idle, and stops
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.extensions import extensions_json
+from sitemap_spider.sitemaps.entry_form import entry_to_json
 
 if TYPE_CHECKING:
     import socket
@@ -57,8 +56,7 @@ class Helper(Workers):
     def take(self, entry: SitemapEntry) -> bool:
         """Send the entry to the leader, which checks and counts it."""
         assert self.channel is not None
-        fields = {field.name: getattr(entry, field.name) for field in dataclasses.fields(SitemapEntry)}
-        self.channel.send({"t": "entry", "e": fields, "x": extensions_json(entry)})
+        self.channel.send({"t": "entry", "e": entry_to_json(entry)})
         return True
 
     def observe(self, record: PageRecord) -> None:

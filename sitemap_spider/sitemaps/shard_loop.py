@@ -1,6 +1,6 @@
 """The publishing loop: the sorted entries of a set into its shards, each loc and each content once.
 
-SitemapSetBuilder (publish.py) collects the entries and puts the finished set in place; in
+SitemapSetBuilder (set_builder.py) collects the entries and puts the finished set in place; in
 between, this reads the sorted run lines once, drops repeated locs and the pages whose content
 an earlier loc has, formats the rest as ``<url>`` lines for the shard writer and hands each
 closed shard to the finisher, which compresses and validates it in the background.
@@ -12,28 +12,21 @@ import itertools
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sitemap_spider.sitemaps.changes import ChangeFinder
-from sitemap_spider.sitemaps.dedupe import (
-    read_lines,
-    read_unique_blocks,
-    unique_lines_and_shared,
-    without_content_duplicates,
-)
+from sitemap_spider.sitemaps.dedupe import read_lines, read_unique_blocks, unique_lines_and_shared, without_content_duplicates
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import decode_entry
+from sitemap_spider.sitemaps.entry_lines import FirstOfEach, KeptBlock, decode_entry
 from sitemap_spider.sitemaps.finisher import ShardFinisher
+from sitemap_spider.sitemaps.names import NEWS_PREFIX
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.rich_loop import MAX_NEWS_URLS, RichOutput
 from sitemap_spider.sitemaps.sorting import LineSorter
 from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter
-from sitemap_spider.sitemaps.xml import escape, needs_escaping, url_line, xml_lastmod
-
-if TYPE_CHECKING:  # publish.py imports this module
-    from sitemap_spider.sitemaps.publish import OutputOptions
-    from sitemap_spider.sitemaps.rich_loop import RichOutput
+from sitemap_spider.sitemaps.xml import url_lines
 
 
-class PublishLoop:
+class ShardLoop:
     """Write the sorted lines of a set into finished shards, counting the entries it drops."""
 
     def __init__(
@@ -103,12 +96,22 @@ class PublishLoop:
                     shared = set()
             # Each digest once, with whether a line of it was written yet: a set of the digests
             # seen would hold them all a second time.
-            first_seen = dict.fromkeys(shared, False)
+            walk = FirstOfEach(dict.fromkeys(shared, False), self._content_duplicate)
             shared = None
             if self._rich is None:
-                self._write_blocks(writer, blocks, first_seen)
+                self._write_blocks(writer, walk.blocks(blocks))
             else:
-                self._rich.write_blocks(self, writer, blocks, first_seen, finisher.submit)
+                news = ShardWriter(
+                    self._staging,
+                    max_urls=min(MAX_NEWS_URLS, options.max_urls),
+                    max_bytes=options.max_bytes,
+                    gzip=False,
+                    on_close=finisher.submit,
+                    durable=not options.gzip,
+                    prefix=NEWS_PREFIX,
+                )
+                self._rich.write_blocks(walk.blocks(blocks), writer, news, self._compare)
+            self.duplicates += walk.duplicates
             writer.close()
             # The news files after the shards, as the index lists them.
             return sorted(finisher.results(), key=lambda shard: shard.name)
@@ -120,73 +123,19 @@ class PublishLoop:
             for path in unique:
                 path.unlink(missing_ok=True)
 
-    def _write_blocks(
-        self,
-        writer: ShardWriter,
-        blocks: Iterable[list[str]],
-        shared: dict[str, bool],
-    ) -> None:
-        """Write sorted run lines: the first of each loc, and of each digest in ``shared`` (set
-        to True once a line of it is written)."""
-        # The one loop that runs once per published URL: inlined, with the common entry (a
-        # loc, maybe a lastmod) formatted by one f-string. A verbatim set (every loc and lastmod
-        # goes into the XML as it is, as the builder found of the entries added to it and the
-        # runs of other processes said of theirs) skips the two looks below: the join and five
-        # scans of each block, and the lastmod's seconds on each line (some 0.15 s less per
-        # million lines).
-        check = not self._verbatim
-        previous = None
-        for block in blocks:
-            lines: list[str] = []
-            lastmods: list[str] = []
-            add_line = lines.append
-            add_lastmod = lastmods.append
-            # Escaping is the exception: decided once for the block.
-            special = check and needs_escaping("".join(block))
-            for line in block:
-                loc, lastmod, changefreq, priority, digest = line.split("\t")
-                if loc == previous:
-                    self.duplicates += 1
-                    continue
-                previous = loc
-                if digest in shared:
-                    if shared[digest]:
-                        self._content_duplicate(line)
-                        continue
-                    shared[digest] = True
-                lastmod = lastmod[1:]  # "" when absent ("-")
-                if changefreq == "-" and priority == "-":
-                    if special:
-                        loc = escape(loc)
-                    if not lastmod:
-                        add_line(f"<url><loc>{loc}</loc></url>\n")
-                    elif check and len(lastmod) > 16 and lastmod[16] != ":":  # no seconds
-                        add_line(f"<url><loc>{loc}</loc><lastmod>{xml_lastmod(lastmod)}</lastmod></url>\n")
-                    else:
-                        add_line(f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>\n")
-                else:
-                    add_line(
-                        url_line(
-                            loc,
-                            lastmod or None,
-                            None if changefreq == "-" else changefreq[1:],
-                            None if priority == "-" else float(priority[1:]),
-                        )
-                    )
-                add_lastmod(lastmod)
+    def _write_blocks(self, writer: ShardWriter, blocks: Iterable[KeptBlock]) -> None:
+        """Write the ``<url>`` lines of the kept lines, and compare them with the previous set."""
+        verbatim = self._verbatim
+        for locs, lastmods, extras in blocks:
+            lines = url_lines(locs, lastmods, extras, verbatim=verbatim)
             writer.write_lines(lines, lastmods)
-            if self._changes is not None:
-                self._changes.compare(lines)
+            self._compare(lines)
 
-    def compare(self, lines: list[str]) -> None:
+    def _compare(self, lines: list[str]) -> None:
         """Hand a block of written ``<url>`` lines (loc, lastmod, changefreq, priority: no
         extensions) to the comparison with the previous set, if there is one."""
         if self._changes is not None:
             self._changes.compare(lines)
-
-    def content_duplicate(self, line: str) -> None:
-        """Count (and tell of) the run line of an entry dropped for its content."""
-        self._content_duplicate(line)
 
     def _content_duplicate(self, line: str) -> None:
         self.content_duplicates += 1

@@ -21,9 +21,9 @@ from sitemap_spider.sitemaps.errors import (
     SitemapError,
     describe_write_error,
 )
-from sitemap_spider.sitemaps.publish import PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.urls import base_url_of
-from sitemap_spider.sitemaps.xml import check_entry
+from sitemap_spider.sitemaps.rules import check_entry
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -1,7 +1,7 @@
 """Build and publish a whole sitemap set: shards plus ``sitemap_index.xml``.
 
 Used by the crawl and by the ``scrapy publish`` command. Entries go through the external
-sorter (bounded memory, order-independent output), the publishing loop (publish_loop.py: the
+sorter (bounded memory, order-independent output), the publishing loop (shard_loop.py: the
 shard writer and, when asked, the XSD validation), all inside a staging directory; only a
 complete, valid set is moved into place.
 """
@@ -19,70 +19,26 @@ from types import TracebackType
 from typing import Self
 
 from sitemap_spider.sitemaps.changes import ChangeFinder, SetChanges
-from sitemap_spider.sitemaps.dedupe import (
-    digest_line,
-    repeated_digests,
-    repeated_digests_of_runs,
-)
+from sitemap_spider.sitemaps.dedupe import repeated_digests, repeated_digests_of_runs
 from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import encode_fields
+from sitemap_spider.sitemaps.entry_lines import digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.files import write_document
 from sitemap_spider.sitemaps.hreflang import HreflangListener
-from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
-from sitemap_spider.sitemaps.publish_loop import PublishLoop
+from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.shard_loop import ShardLoop
 from sitemap_spider.sitemaps.rich_set import RichSet
 from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
-from sitemap_spider.sitemaps.storage import SHARD_FILE_PATTERN, SitemapStorage
+from sitemap_spider.sitemaps.storage import SitemapStorage
 from sitemap_spider.sitemaps.validate import validate_file
-from sitemap_spider.sitemaps.writer import ShardInfo, shard_name, write_index
-from sitemap_spider.sitemaps.xml import (
-    URLSET_CLOSE,
-    URLSET_OPEN,
-    check_entry,
-    check_fields,
-    check_loc,
-    is_verbatim,
-)
+from sitemap_spider.sitemaps.writer import ShardInfo, write_index
+from sitemap_spider.sitemaps.rules import check_entry, check_fields
+from sitemap_spider.sitemaps.xml import is_verbatim
 
 logger = logging.getLogger(__name__)
 
-INDEX_NAME = "sitemap_index.xml"
-_SORT_DIR = "sort-runs"
 _DIGESTS_RUN_SIZE = 25_000
-
-
-@dataclass(frozen=True)
-class OutputOptions:
-    """Where and how a sitemap set is written; checked on construction."""
-
-    output_dir: Path
-    base_url: str  # absolute http(s) URL ending with "/"; index <loc> = base_url + file name
-    max_urls: int = MAX_URLS_PER_SITEMAP
-    max_bytes: int = MAX_BYTES_PER_SITEMAP
-    gzip: bool = False
-    validate: bool = True  # validate every file against the XSDs before publishing
-    sort_run_size: int = 100_000
-    #: Files published with the set, beside the index: (plain file name, content).
-    extra_files: tuple[tuple[str, bytes], ...] = ()
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.base_url, str) or not self.base_url.endswith("/"):
-            raise ValueError(f"base_url must be an absolute URL ending with '/': {self.base_url!r}")
-        try:
-            check_loc(self.base_url + shard_name(MAX_URLS_PER_SITEMAP, gzip=True))
-        except ValueError as exc:
-            raise ValueError(f"base_url {self.base_url!r} cannot prefix sitemap URLs: {exc}") from exc
-        if not 1 <= self.max_urls <= MAX_URLS_PER_SITEMAP:
-            raise ValueError(f"max_urls must be 1-{MAX_URLS_PER_SITEMAP}, not {self.max_urls}")
-        smallest = len(URLSET_OPEN) + len(URLSET_CLOSE) + 1
-        if not smallest <= self.max_bytes <= MAX_BYTES_PER_SITEMAP:
-            raise ValueError(f"max_bytes must be {smallest}-{MAX_BYTES_PER_SITEMAP}, not {self.max_bytes}")
-        if self.sort_run_size < 1:
-            raise ValueError(f"sort_run_size must be at least 1, not {self.sort_run_size}")
-        for name, _ in self.extra_files:
-            if Path(name).name != name or name.startswith(".") or name == INDEX_NAME or SHARD_FILE_PATTERN.match(name):
-                raise ValueError(f"extra file {name!r} must be a plain file name of its own")
 
 
 @dataclass(frozen=True)
@@ -113,7 +69,7 @@ class SitemapSetBuilder:
         # Scrapy's reactor at once) still removes its staging directory on the way out.
         weakref.finalize(self, shutil.rmtree, self._staging, ignore_errors=True)
         try:
-            sort_dir = self._staging / _SORT_DIR
+            sort_dir = self._staging / SORT_DIR
             sort_dir.mkdir()
             self._sorter = ExternalSorter(sort_dir, run_size=options.sort_run_size)
             # "+digest" of every entry with a content digest (see dedupe.py); a crawl adds them
@@ -177,7 +133,7 @@ class SitemapSetBuilder:
     @property
     def sort_dir(self) -> Path:
         """Where ``add_sorted_run`` files must be made (inside the staging directory)."""
-        return self._staging / _SORT_DIR
+        return self._staging / SORT_DIR
 
     def add_sorted_run(
         self,
@@ -244,7 +200,7 @@ class SitemapSetBuilder:
                 )
             rich = self._rich.output()
             finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
-            loop = PublishLoop(
+            loop = ShardLoop(
                 self._staging, self.options, on_content_duplicate, verbatim=self._verbatim, changes=finder, rich=rich
             )
             try:

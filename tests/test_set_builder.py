@@ -1,4 +1,4 @@
-"""End-to-end tests of sitemap_spider/sitemaps/publish.py through SitemapSetBuilder."""
+"""End-to-end tests of sitemap_spider/sitemaps/set_builder.py through SitemapSetBuilder."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from sitemap_spider.sitemaps.errors import (
     SitemapError,
     TooManyShardsError,
 )
-from sitemap_spider.sitemaps.publish import OutputOptions, PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/sitemaps/"
@@ -296,7 +297,7 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
     # 20 digests that two pages share. With room for fewer than 420 repeated digests, the
     # unique lines are read twice and the 20 shared ones found exactly; with room for fewer
     # than 20, the bounded-memory pass. The same set, the same counts, every way.
-    from sitemap_spider.sitemaps import dedupe, publish_loop
+    from sitemap_spider.sitemaps import dedupe, shard_loop
 
     entries = [SitemapEntry(f"https://example.com/twice/{n}", content_digest=f"own-{n}") for n in range(400)]
     entries += entries[::-1]
@@ -312,8 +313,8 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
         passes.append("unique")
         return dedupe.unique_lines_and_shared(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(publish_loop, "without_content_duplicates", counted)
-    monkeypatch.setattr(publish_loop, "unique_lines_and_shared", counted_unique)
+    monkeypatch.setattr(shard_loop, "without_content_duplicates", counted)
+    monkeypatch.setattr(shard_loop, "unique_lines_and_shared", counted_unique)
     results = {}
     for name, limit in (("set", dedupe.MAX_SHARED_DIGESTS), ("unique-lines", 100), ("second-pass", 10)):
         monkeypatch.setattr(dedupe, "MAX_SHARED_DIGESTS", limit)
@@ -335,7 +336,7 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
 def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -> None:
     # scrapy publish's workers hand over sorted runs, with the sorted digest lines of their
     # entries; a run without its digest lines is still deduplicated (by the unique pass).
-    from sitemap_spider.sitemaps.dedupe import digest_line
+    from sitemap_spider.sitemaps.entry_lines import digest_line
     from sitemap_spider.sitemaps.entry_lines import encode_entry
     from sitemap_spider.sitemaps.runs import sort_into_run
 
@@ -385,7 +386,9 @@ def test_a_shard_that_fails_validation_in_a_worker_publishes_nothing(
     build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
     before = snapshot(tmp_path)
     # A <url> line the schema refuses, as a serializer bug would write it.
-    monkeypatch.setattr("sitemap_spider.sitemaps.publish_loop.url_line", lambda *fields: "<url><loc>bad</loc></url>\n")
+    monkeypatch.setattr(
+        "sitemap_spider.sitemaps.shard_loop.url_lines", lambda locs, *_, **__: ["<url><loc>bad</loc></url>\n"] * len(locs)
+    )
     options = OutputOptions(tmp_path, BASE, max_urls=5)
     with ProcessPoolExecutor(max_workers=2) as pool:
         builder = SitemapSetBuilder(options)
@@ -415,7 +418,7 @@ def test_a_verbatim_set_is_written_as_a_checked_one(
     # Locs with nothing to escape and lastmods with seconds skip the publishing loop's looks
     # for them (xml.is_verbatim); told that no entry qualifies, the builder has the loop look.
     # Repeated locs, pages sharing content, changefreq and priority: the same bytes.
-    from sitemap_spider.sitemaps import publish as publish_module
+    from sitemap_spider.sitemaps import set_builder as publish_module
 
     entries = [
         replace(entry, loc=entry.loc.replace("&", "-").replace("'", "")) for entry in site(900) + content_site(600)

@@ -1,0 +1,35 @@
+"""Every name a sitemap set gives its files: the index, the shards, the news files, the work files.
+
+One place, so that the writer that makes a file, the storage that moves it, the reader of the
+previous set and the option checks all agree on which names belong to a set.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+#: The sitemap index of a set, listing every other sitemap file of it.
+INDEX_NAME: Final = "sitemap_index.xml"
+#: The shards: ``sitemap-00001.xml`` (``.xml.gz``), ...
+SHARD_PREFIX: Final = "sitemap"
+#: The news files of a rich set: ``sitemap-news-00001.xml``, ...
+NEWS_PREFIX: Final = "sitemap-news"
+#: Every sitemap file of a set but its index (shards and news files, plain or gzipped).
+SHARD_FILE_PATTERN: Final = re.compile(r"^sitemap-(?:news-)?\d{5}\.xml(\.gz)?$")
+#: The staging directory of a set being built, inside the output directory.
+STAGING_PREFIX: Final = ".sitemap-staging-"
+#: The sort runs of a set being built, inside its staging directory.
+SORT_DIR: Final = "sort-runs"
+#: The spool files of the changes since the previous set (unnamed once made).
+CHANGES_PREFIX: Final = ".sitemap-changes-"
+
+
+def shard_name(number: int, *, gzip: bool, prefix: str = SHARD_PREFIX) -> str:
+    """Return the file name of the ``number``-th shard (1-based)."""
+    return f"{prefix}-{number:05d}.xml" + (".gz" if gzip else "")
+
+
+def is_news_file(name: str) -> bool:
+    """Whether a sitemap file of a set is a news file (its URLs are in the shards too)."""
+    return name.startswith(NEWS_PREFIX + "-")

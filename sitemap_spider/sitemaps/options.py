@@ -1,0 +1,44 @@
+"""Where and how a sitemap set is written: the options every step of a publish reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps.names import INDEX_NAME, SHARD_FILE_PATTERN, shard_name
+from sitemap_spider.sitemaps.rules import check_loc
+from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """Where and how a sitemap set is written; checked on construction."""
+
+    output_dir: Path
+    base_url: str  # absolute http(s) URL ending with "/"; index <loc> = base_url + file name
+    max_urls: int = MAX_URLS_PER_SITEMAP
+    max_bytes: int = MAX_BYTES_PER_SITEMAP
+    gzip: bool = False
+    validate: bool = True  # validate every file against the XSDs before publishing
+    sort_run_size: int = 100_000
+    #: Files published with the set, beside the index: (plain file name, content).
+    extra_files: tuple[tuple[str, bytes], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.base_url, str) or not self.base_url.endswith("/"):
+            raise ValueError(f"base_url must be an absolute URL ending with '/': {self.base_url!r}")
+        try:
+            check_loc(self.base_url + shard_name(MAX_URLS_PER_SITEMAP, gzip=True))
+        except ValueError as exc:
+            raise ValueError(f"base_url {self.base_url!r} cannot prefix sitemap URLs: {exc}") from exc
+        if not 1 <= self.max_urls <= MAX_URLS_PER_SITEMAP:
+            raise ValueError(f"max_urls must be 1-{MAX_URLS_PER_SITEMAP}, not {self.max_urls}")
+        smallest = len(URLSET_OPEN) + len(URLSET_CLOSE) + 1
+        if not smallest <= self.max_bytes <= MAX_BYTES_PER_SITEMAP:
+            raise ValueError(f"max_bytes must be {smallest}-{MAX_BYTES_PER_SITEMAP}, not {self.max_bytes}")
+        if self.sort_run_size < 1:
+            raise ValueError(f"sort_run_size must be at least 1, not {self.sort_run_size}")
+        for name, _ in self.extra_files:
+            if Path(name).name != name or name.startswith(".") or name == INDEX_NAME or SHARD_FILE_PATTERN.match(name):
+                raise ValueError(f"extra file {name!r} must be a plain file name of its own")

@@ -1,0 +1,32 @@
+"""An entry as it crosses processes (sitemaps/entry_form.py): the row and its JSON text give it back."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry, Video
+from sitemap_spider.sitemaps.entry_form import ROW_COLUMNS, entry_from_json, entry_of_row, entry_row, entry_to_json
+
+ENTRIES = [
+    SitemapEntry("https://example.com/"),
+    SitemapEntry("https://example.com/a?x=1&y=2", "2024-05-01T10:20:30+02:00", "daily", 0.5, "digest"),
+    SitemapEntry("https://example.com/ü", priority=0.1 + 0.2),  # a float must come back as it was
+    RichEntry(
+        "https://example.com/rich",
+        "2024-05-01",
+        alternates=(Alternate("fr", "https://example.com/fr"),),
+        images=("https://example.com/a.png",),
+        videos=(Video("https://example.com/t.jpg", "A title", "A – description", content_loc="https://example.com/v.mp4"),),
+        news=News("The Daily", "en", "2024-05-01T10:00:00Z", "Title"),
+    ),
+]
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_an_entry_comes_back_from_its_row_and_its_json(entry: SitemapEntry) -> None:
+    row = entry_row(entry)
+    assert len(row) == len(ROW_COLUMNS)
+    assert entry_of_row(row) == entry
+    assert entry_from_json(entry_to_json(entry)) == entry
+    assert entry_from_json(entry_to_json(entry).encode()) == entry  # as Redis gives it back
+    assert type(entry_from_json(entry_to_json(entry))) is type(entry)
