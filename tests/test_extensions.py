@@ -110,6 +110,20 @@ def test_records_round_trip() -> None:
         rich_fields({"videos": ["not an object"]})
 
 
+@pytest.mark.parametrize(
+    ("record", "missing"),
+    [
+        ({"news": {"language": "en", "publication_date": "2024-05-01", "title": "T"}}, "name"),
+        ({"alternates": [{"href": BASE + "fr"}]}, "hreflang"),
+        ({"images": [{"url": BASE + "i.png"}]}, "loc"),
+    ],
+)
+def test_an_extension_object_without_a_required_field_is_a_bad_entry(record: dict[str, object], missing: str) -> None:
+    # A KeyError escaped before: scrapy publish stopped on the line instead of reporting and skipping it.
+    with pytest.raises(InvalidEntryError, match=f"no '{missing}'"):
+        rich_fields(record)
+
+
 def publish(tmp_path: Path, entries: list[SitemapEntry], **options: object) -> tuple[Path, list[tuple[str, ...]]]:
     problems: list[tuple[str, ...]] = []
     output = tmp_path / "out"

@@ -206,6 +206,8 @@ def rich_fields(record: Mapping[str, Any]) -> dict[str, Any] | None:
             "videos": tuple(_video(value) for value in record.get("videos") or ()),
             "news": _news(record.get("news")),
         }
+    except KeyError as exc:  # an object without one of its required fields
+        raise InvalidEntryError(f"bad extension field: no {exc.args[0]!r} in an object that needs it") from None
     except (TypeError, ValueError, AttributeError) as exc:
         raise InvalidEntryError(f"bad extension field: {exc}") from None
 
