@@ -24,6 +24,8 @@ from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
 from tests.test_resumable import page_fetches, wait_for_fetches
 
+pytestmark = pytest.mark.slow
+
 PAGES = 1500
 # Short waits keep the tests fast; the defaults (3 s, 30 s) suit real crawls.
 SHARED = {"SITEMAP_REDIS_IDLE_SECONDS": "0.5", "SITEMAP_REDIS_LEASE_SECONDS": "2"}
