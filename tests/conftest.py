@@ -18,7 +18,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     suite while the other workers sit idle.
     """
     items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("xdist_group")))
-    if config.getvalue("loadgroup"):  # set on pytest-xdist's workers only
+    if getattr(config.option, "loadgroup", False):  # set on pytest-xdist's workers only
         _name_the_groups(items)
 
 
