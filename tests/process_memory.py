@@ -34,7 +34,11 @@ def _descendants(pid: int) -> list[int]:
     pending = [pid]
     while pending:
         parent = pending.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
+        try:
+            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+        except OSError:  # the process ended since it was listed (the crawl itself, at its end)
+            continue
+        for task in tasks:
             try:
                 children = [int(c) for c in (task / "children").read_text().split()]
             except OSError:

@@ -147,6 +147,12 @@ def report_problems(spec: SiteSpec, report: dict[str, Any], *, public: bool = Fa
 # ---------------------------------------------------------------------------
 
 
+#: The tests reading one crawl of a module-scoped fixture run on one pytest-xdist worker (with
+#: ``--dist loadgroup``), so that the crawl is run once, not once per worker that got one of them.
+CASE_CRAWL = pytest.mark.xdist_group("test_crawl.case_crawl")
+GENERATED_CRAWL = pytest.mark.xdist_group("test_crawl.generated_crawl")
+
+
 @pytest.fixture(scope="module")
 def shared_site() -> Iterator[RunningSite]:
     with serve_site(lambda origin, other: build_case_site(origin, other_origin=other)) as site:
@@ -158,6 +164,7 @@ def case_crawl(shared_site: RunningSite, tmp_path_factory: pytest.TempPathFactor
     return crawl_site(shared_site, tmp_path_factory.mktemp("case"))
 
 
+@CASE_CRAWL
 def test_case_site_crawl_ends_on_its_own(case_crawl: SiteCrawl) -> None:
     result = case_crawl.result
     assert result.returncode == 0, result.describe()
@@ -165,6 +172,7 @@ def test_case_site_crawl_ends_on_its_own(case_crawl: SiteCrawl) -> None:
     assert "Traceback" not in result.stderr, result.describe()
 
 
+@CASE_CRAWL
 def test_case_site_publishes_exactly_the_indexable_pages(case_crawl: SiteCrawl) -> None:
     """The core assertion: every indexable page once, nothing else, exact lastmod, sorted."""
     urls = published(case_crawl)
@@ -174,6 +182,7 @@ def test_case_site_publishes_exactly_the_indexable_pages(case_crawl: SiteCrawl) 
     assert not [u for u in urls if "changefreq" in u or "priority" in u]
 
 
+@CASE_CRAWL
 def test_case_site_xml_escapes_the_ampersand(case_crawl: SiteCrawl) -> None:
     shard = file_bytes(case_crawl.result.output_dir / "sitemap-00001.xml")
     origin = case_crawl.spec.origin.encode()
@@ -182,6 +191,7 @@ def test_case_site_xml_escapes_the_ampersand(case_crawl: SiteCrawl) -> None:
     assert b"/categories/Docker%E7%AF%87/</loc>" in shard
 
 
+@CASE_CRAWL
 def test_case_site_infinite_spaces_are_bounded_and_deep_pages_found(case_crawl: SiteCrawl) -> None:
     fetched = case_crawl.targets()
     calendar = {t for t in fetched if CALENDAR.fullmatch(t)}
@@ -193,6 +203,7 @@ def test_case_site_infinite_spaces_are_bounded_and_deep_pages_found(case_crawl: 
     assert {f"{case_crawl.spec.origin}/deep/{n}" for n in range(1, 41)} <= listed
 
 
+@CASE_CRAWL
 def test_case_site_report_gives_each_exclusion_its_reason(case_crawl: SiteCrawl) -> None:
     report = case_crawl.result.report
     assert report is not None, case_crawl.result.describe()
@@ -200,6 +211,7 @@ def test_case_site_report_gives_each_exclusion_its_reason(case_crawl: SiteCrawl)
     assert not problems, "\n".join(problems)
 
 
+@CASE_CRAWL
 def test_report_uses_documented_reasons(case_crawl: SiteCrawl) -> None:
     report = case_crawl.result.report
     assert report is not None
@@ -210,6 +222,7 @@ def test_report_uses_documented_reasons(case_crawl: SiteCrawl) -> None:
     assert not undocumented, undocumented
 
 
+@CASE_CRAWL
 def test_case_site_report_totals(case_crawl: SiteCrawl) -> None:
     report = case_crawl.result.report
     assert report is not None
@@ -225,6 +238,7 @@ def test_case_site_report_totals(case_crawl: SiteCrawl) -> None:
         assert report["stats"][f"sitemap/excluded/{reason}"] == count, reason
 
 
+@CASE_CRAWL
 def test_case_site_report_counts(case_crawl: SiteCrawl) -> None:
     """The counts behind the HTML report's charts: one per page the site answered, one per listed URL."""
     report = case_crawl.result.report
@@ -238,12 +252,14 @@ def test_case_site_report_counts(case_crawl: SiteCrawl) -> None:
     assert report["counts"]["depth/0"] == 1  # the start URL
 
 
+@CASE_CRAWL
 def test_case_site_summary_gives_the_robots_line(case_crawl: SiteCrawl) -> None:
     result = case_crawl.result
     line = f"Sitemap: {case_crawl.spec.origin}/sitemap_index.xml"
     assert line in result.stdout + result.stderr, result.describe()
 
 
+@CASE_CRAWL
 def test_case_site_crawl_never_fetches_what_it_must_not(case_crawl: SiteCrawl) -> None:
     spec = case_crawl.spec
     fetched = case_crawl.targets()
@@ -259,6 +275,7 @@ def test_case_site_crawl_never_fetches_what_it_must_not(case_crawl: SiteCrawl) -
         assert target in fetched, target
 
 
+@CASE_CRAWL
 def test_second_crawl_of_unchanged_site_is_byte_identical(
     case_crawl: SiteCrawl, shared_site: RunningSite, tmp_path: Path
 ) -> None:
@@ -269,6 +286,7 @@ def test_second_crawl_of_unchanged_site_is_byte_identical(
     assert first == second
 
 
+@CASE_CRAWL
 def test_small_gzipped_shards_and_index(
     case_crawl: SiteCrawl, shared_site: RunningSite, tmp_path: Path
 ) -> None:
@@ -294,6 +312,7 @@ def test_small_gzipped_shards_and_index(
     assert report is not None and report["files"] == shards
 
 
+@CASE_CRAWL
 def test_case_site_fetches_each_url_once(case_crawl: SiteCrawl) -> None:
     """No page is downloaded twice (retries of failing URLs aside): the site is not hammered."""
     retried = {"/s500", "/s503", "/broken"}
@@ -301,6 +320,7 @@ def test_case_site_fetches_each_url_once(case_crawl: SiteCrawl) -> None:
     assert not {t: n for t, n in counts.items() if n > 1}
 
 
+@CASE_CRAWL
 def test_small_max_bytes_closes_shards_before_the_limit(
     case_crawl: SiteCrawl, shared_site: RunningSite, tmp_path: Path
 ) -> None:
@@ -319,6 +339,7 @@ def test_small_max_bytes_closes_shards_before_the_limit(
             assert len(files[name]) + len(first.group()) > limit, name
 
 
+@CASE_CRAWL
 def test_base_url_is_where_the_index_points(
     case_crawl: SiteCrawl, shared_site: RunningSite, tmp_path: Path
 ) -> None:
@@ -357,6 +378,7 @@ def test_several_start_urls(shared_site: RunningSite, tmp_path: Path) -> None:
     assert locs == [origin + p for p in paths]
 
 
+@CASE_CRAWL
 def test_start_url_spelling_does_not_matter(
     case_crawl: SiteCrawl, shared_site: RunningSite, tmp_path: Path
 ) -> None:
@@ -573,6 +595,7 @@ def generated_crawl(generated_shared: RunningSite, tmp_path_factory: pytest.Temp
     return crawl_site(generated_shared, tmp_path_factory.mktemp("generated"), timeout=300)
 
 
+@GENERATED_CRAWL
 def test_generated_site(generated_crawl: SiteCrawl) -> None:
     crawl = generated_crawl
     spec = crawl.spec
@@ -588,6 +611,7 @@ def test_generated_site(generated_crawl: SiteCrawl) -> None:
     print(f"generated site: {len(urls)} URLs, {len(crawl.requests)} requests, {crawl.result.seconds:.1f} s")
 
 
+@GENERATED_CRAWL
 def test_generated_site_sorted_in_small_runs_gives_the_same_files(
     generated_crawl: SiteCrawl, generated_shared: RunningSite, tmp_path: Path
 ) -> None:

@@ -61,6 +61,7 @@ def test_the_share_of_faulty_urls_is_fixed() -> None:
     assert 2 * len(KINDS) <= len(faulty) <= len(site.routes) * 1.5 * FaultPlan.share / 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("share", [20])
 def test_transient_faults_cost_nothing(share: int, fault_site: tuple[FaultServer, SiteSpec], tmp_path: Path) -> None:
     server, spec = fault_site

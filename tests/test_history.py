@@ -23,6 +23,8 @@ from tests.dynamic_site import SECTIONS, DynamicSite
 from tests.site_server import SiteServer
 from tests.sitemap_check import as_instant, read_sitemap_set
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_history.crawls")]
+
 PAGES = 300
 EDIT_2, DELETE_2, FAIL_2, ADD_2 = range(30, 66), range(66, 78), range(78, 102), range(300, 312)
 STILL_FAILING = range(78, 84)  # fail in crawls 2, 3 and 4

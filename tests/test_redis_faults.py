@@ -27,6 +27,8 @@ from tests.test_resumable import page_fetches, publish_earlier_set, wait_for_fet
 from tests.test_shared import SHARED, Worker, assert_complete_set, assert_one_publisher
 from tests.test_sigterm import output_listing
 
+pytestmark = pytest.mark.slow
+
 PAGES = 1500
 
 

@@ -25,6 +25,8 @@ from tests.site_server import HTML, SiteServer
 from tests.site_spec import Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
 
+pytestmark = pytest.mark.slow
+
 
 def _routes(pages: Pages, files: dict[str, str]) -> dict[str, Route]:
     routes = {path: Route(headers=(("Content-Type", HTML),), body=html.encode()) for path, html in pages.items()}

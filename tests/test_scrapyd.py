@@ -37,6 +37,8 @@ from tests.site_cases import build_case_site
 from tests.site_server import SiteServer
 from tests.sitemap_check import read_sitemap_set
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_scrapyd.scrapyd")]
+
 PROJECT: Final = "sitemap_spider"
 SPIDER: Final = "sitemap"
 DEPLOY_TARGET: Final = "scrapyd-test"

@@ -16,13 +16,15 @@ import pytest
 import redis
 
 from sitemap_spider.modes.shared.crawl import KEY_PREFIX
-from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import free_port
 from tests.report_counts import count_problems
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
 from tests.test_resumable import page_fetches, wait_for_fetches
+
+pytestmark = pytest.mark.slow
 
 PAGES = 1500
 # Short waits keep the tests fast; the defaults (3 s, 30 s) suit real crawls.
@@ -33,6 +35,22 @@ SHARED = {"SITEMAP_REDIS_IDLE_SECONDS": "0.5", "SITEMAP_REDIS_LEASE_SECONDS": "2
 def site() -> Iterator[RunningSite]:
     with serve_site(lambda origin, _other: build_generated_site(origin, PAGES)) as running:
         yield running
+
+
+@dataclass(frozen=True)
+class SingleCrawl:
+    """The site crawled by one process: what every count of workers must publish."""
+
+    site: RunningSite
+    result: CrawlResult
+    fetches: int  # pages that crawl fetched
+
+
+@pytest.fixture(scope="module")
+def single_crawl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SingleCrawl]:
+    with serve_site(lambda origin, _other: build_generated_site(origin, PAGES)) as site:
+        result = run_crawl(site.start_url, tmp_path_factory.mktemp("single"), timeout=300)
+        yield SingleCrawl(site, result, sum(page_fetches(site).values()))
 
 
 @dataclass
@@ -76,13 +94,14 @@ def assert_complete_set(site: RunningSite, output: Path) -> None:
     assert_same_entries(without_traps(site.spec, urls), site.spec.expected_listed())
 
 
+@pytest.mark.xdist_group("test_shared.single_crawl")  # one worker: the one-process crawl is run once
 @pytest.mark.parametrize("count", [2, 3])
 def test_workers_publish_what_one_process_publishes(
-    site: RunningSite, tmp_path: Path, redis_url: str, count: int
+    single_crawl: SingleCrawl, tmp_path: Path, redis_url: str, count: int
 ) -> None:
-    single = run_crawl(site.start_url, tmp_path / "single", timeout=300)
+    site, single, alone = single_crawl.site, single_crawl.result, single_crawl.fetches
     assert single.returncode == 0, single.describe()
-    alone = sum(page_fetches(site).values())
+    before = sum(page_fetches(site).values())
 
     shared_dir = tmp_path / "shared"
     started = time.monotonic()
@@ -96,7 +115,7 @@ def test_workers_publish_what_one_process_publishes(
     assert_complete_set(site, shared_dir / "sitemaps")
     files = {p.name: p.read_bytes() for p in sorted((shared_dir / "sitemaps").iterdir()) if p.is_file()}
     assert files == single.files()
-    together = sum(page_fetches(site).values()) - alone
+    together = sum(page_fetches(site).values()) - before
     taken = [dequeued(log) for log in logs]
     print(f"\npages fetched: 1 process {alone} in {single.seconds:.1f} s;"
           f" {count} workers {together} in {seconds:.1f} s, taken per worker {taken}")  # fmt: skip

@@ -31,7 +31,10 @@ from tests.test_history_store import record
 from tests.test_resumable import assert_complete, page_fetches, publish_earlier_set, wait_for_fetches
 from tests.test_workers import _alive, _helper_pid, _start
 
-PAGES = 3000
+pytestmark = pytest.mark.slow
+
+#: Pages of the site stopped a third of the way (as tests/test_resumable.py's).
+PAGES = 1500
 
 TERMS = pytest.mark.parametrize("terms", [1, 2], ids=["sigterm", "sigterm-twice"])
 #: How a crawl is stopped: Scrapyd's cancel (once, or twice to force it), and Ctrl-C twice.

@@ -30,6 +30,8 @@ from tests.test_crawl import (
     without_traps,
 )
 
+pytestmark = pytest.mark.slow
+
 # The second process starts at the first look at the queue (after 32 pages).
 TWO = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"}
 PAGES = 1500
