@@ -20,5 +20,8 @@ VALIDATE_TARGET: Final = "sitemap_validate_target"
 CONDITIONAL: Final = "sitemap_conditional"
 #: The request is the last pass's try of a page that failed all its retries (crawl/retries.py).
 LAST_PASS: Final = "sitemap_last_pass"
+#: The request failed while its site was slowed down for trouble of its own (crawl/politeness.py):
+#: the failure was the site's, and does not use up one of the page's tries (crawl/retries.py).
+SITE_TROUBLE: Final = "sitemap_site_trouble"
 #: When the request reached the downloader (monotonic): politeness.py's send time of a failed request.
 REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"

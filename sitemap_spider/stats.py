@@ -51,6 +51,8 @@ BACKOFF: Final = "sitemap/backoff/"
 # --- retries (crawl/retries.py) -------------------------------------------------
 #: Retries of transient faults held back for a back-off (Scrapy's ``retry/*`` count every retry).
 RETRY_HELD: Final = "sitemap/retry/held"
+#: Failures while the whole site was slowed down for its trouble: held again without using up a try.
+RETRY_SITE_TROUBLE: Final = "sitemap/retry/site_trouble"
 #: Pages fetched after at least one transient fault.
 RETRY_RECOVERED: Final = "sitemap/retry/recovered"
 #: Pages that had failed every retry, tried again in the last pass.

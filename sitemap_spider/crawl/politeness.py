@@ -209,14 +209,17 @@ class Politeness:
         retry_after: float | None, header: bytes | None, now: float, sent: float,
     ) -> None:  # fmt: skip
         """A failed answer: slow the site down if it is the site's trouble, not the page's."""
-        if is_retry(request):
-            return  # the page failed before: its retries wait on their own back-off
-        health = self.health.setdefault(key, SiteHealth())
-        health.note(cause, retry_after)
-        state = self.backoffs.get(key)
-        if (state is not None and sent >= state.since) or health.in_trouble():
-            self._back_off(key, slot, url, cause, retry_after, header, now, sent)
-            health.clear()
+        if not is_retry(request):  # a page that failed before: its retries wait on their own back-off
+            health = self.health.setdefault(key, SiteHealth())
+            health.note(cause, retry_after)
+            state = self.backoffs.get(key)
+            if (state is not None and sent >= state.since) or health.in_trouble():
+                self._back_off(key, slot, url, cause, retry_after, header, now, sent)
+                health.clear()
+        if key in self.backoffs:
+            # Failed while the whole site is in trouble (an outage, a restart): the site's
+            # failure, not the page's; crawl/retries.py does not count it as one of its tries.
+            request.meta[meta.SITE_TROUBLE] = True
 
     def _slot(self, request: Request) -> tuple[str, Slot] | None:
         key = request.meta.get("download_slot")

@@ -178,6 +178,14 @@ class BackoffRetryMiddleware(RetryMiddleware):
         """Hold a retry (or the last pass) back and raise :class:`RetryLater`; return if giving up."""
         assert self.crawler.spider is not None
         self._check_budget()
+        if request.meta.pop(meta.SITE_TROUBLE, False) and not request.meta.get(meta.LAST_PASS):
+            # The whole site was failing (crawl/politeness.py slows it down meanwhile): the page
+            # waits again with the tries it had. A site that stays down ends the crawl through
+            # SITEMAP_RETRY_BUDGET and the site check of modes/held.py, not through its pages' tries.
+            again = request.replace(dont_filter=True)
+            self._stats().inc_value(keys.RETRY_SITE_TROUBLE)
+            held.hold(again, self.config.retry_delay)
+            raise RetryLater(f"{cause}: the site's trouble, tried again in {self.config.retry_delay:.1f} s")
         # The last pass is one try: its page had all its retries before.
         retry = None if request.meta.get(meta.LAST_PASS) else get_retry_request(
             request,
