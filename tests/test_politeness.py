@@ -216,18 +216,24 @@ def test_one_slow_page_does_not_slow_the_site(tmp_path: Path) -> None:
         answered.append(time.monotonic())
         return page("Slow")
 
-    # Fast pages found a few at a time down a chain (within DEPTH_LIMIT): the crawl goes on
-    # well after /slow answers.
+    # Pages found a few at a time down a chain (within DEPTH_LIMIT), each step at least 40 ms
+    # (a chain is fetched one step after another): the crawl goes on well after /slow answers.
     chain = 90
+
+    def step(request: SiteRequest) -> Route:
+        time.sleep(0.04)
+        i = int(request.target[2:])
+        return page(f"C{i}", f"/c{i + 1}", *(f"/c{i}/{leaf}" for leaf in "abc"))
+
     leaves = {f"/c{i}/{leaf}": page(f"C{i} {leaf}") for i in range(chain) for leaf in "abc"}
     routes = {
         "/robots.txt": robots("User-agent: *\nDisallow: /private/\n"),
         "/": page("Home", "/slow", "/c0"),
-        **{f"/c{i}": page(f"C{i}", f"/c{i + 1}", *(f"/c{i}/{leaf}" for leaf in "abc")) for i in range(chain)},
         f"/c{chain}": page("End"),
         **leaves,
     }
-    with TimedServer(routes, [("/slow", slow)]) as server:
+    steps = [(f"/c{i}", step) for i in range(chain)]
+    with TimedServer(routes, [("/slow", slow), *steps]) as server:
         result = run_crawl(server.origin + "/", tmp_path, settings={"RANDOMIZE_DOWNLOAD_DELAY": "False"})
         assert listed_paths(result, server) == {"/", "/slow", *(f"/c{i}" for i in range(chain + 1)), *leaves}
         after = [t for t in server.arrivals() if t > answered[0]]
@@ -252,6 +258,34 @@ def test_a_site_whose_answers_all_take_long_is_paced_by_their_latency(tmp_path: 
         arrivals = [t for t in server.arrivals() if t > server.arrivals("/")[0]]
     later = sorted(gaps(arrivals[10:]))
     assert later[len(later) // 2] >= 0.09, later
+
+
+def test_a_page_s_failures_while_the_whole_site_fails_do_not_use_up_its_tries(tmp_path: Path) -> None:
+    """Five pages failing in a row put the site in trouble; /p's failures while it is in trouble are
+    the site's. /p fails three times: with one retry and the last pass (three tries), it is listed
+    only if a failure in the trouble did not count as one of its tries."""
+    unavailable = Route(status=503, headers=(("Content-Type", HTML),), body=b"busy")
+    busy = [f"/b{i}" for i in range(1, 7)]
+    routes = {"/robots.txt": robots("User-agent: *\nDisallow: /private/\n"), "/": page("Home", *busy, "/p")}
+    dynamic = [
+        *((path, in_turn(unavailable, unavailable, page(path))) for path in busy),
+        ("/p", in_turn(unavailable, unavailable, unavailable, page("P"))),
+    ]
+    with TimedServer(routes, dynamic) as server:
+        settings = {
+            "CONCURRENT_REQUESTS_PER_DOMAIN": "1",  # the answers come in the order of the links
+            "AUTOTHROTTLE_ENABLED": "False",
+            "DOWNLOAD_DELAY": "0",
+            "SITEMAP_RETRY_TIMES": "1",
+            "SITEMAP_RETRY_DELAY": "0.2",
+            "SITEMAP_RETRY_LAST_PASS_DELAY": "1",
+        }
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+        assert listed_paths(result, server) == {"/", *busy, "/p"}
+        assert len(server.arrivals("/p")) == 4
+    held_for_the_site = stat(result, "sitemap/retry/site_trouble")
+    assert isinstance(held_for_the_site, int) and held_for_the_site >= 1
+    assert "slowing down" in result.stderr
 
 
 def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_path: Path) -> None:
