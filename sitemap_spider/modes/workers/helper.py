@@ -18,7 +18,7 @@ from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_form import entry_to_json
+from sitemap_spider.sitemaps.entry_form import entry_row
 
 if TYPE_CHECKING:
     import socket
@@ -56,7 +56,8 @@ class Helper(Workers):
     def take(self, entry: SitemapEntry) -> bool:
         """Send the entry to the leader, which checks and counts it."""
         assert self.channel is not None
-        self.channel.send({"t": "entry", "e": entry_to_json(entry)})
+        # The row, not its JSON text: the channel encodes the whole message as JSON once.
+        self.channel.send({"t": "entry", "e": entry_row(entry)})
         return True
 
     def observe(self, record: PageRecord) -> None:

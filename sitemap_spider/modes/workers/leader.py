@@ -21,7 +21,7 @@ from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
 from sitemap_spider.render.renderer import RENDER_PRIORITY
-from sitemap_spider.sitemaps.entry_form import entry_from_json
+from sitemap_spider.sitemaps.entry_form import entry_of_row
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -130,7 +130,7 @@ class Leader(Workers):
             self._take_links(message["l"], RENDER_PRIORITY)
         elif kind == "entry":
             # Checked and counted here, as this process's own.
-            self.take(entry_from_json(message["e"]))
+            self.take(entry_of_row(message["e"]))
         elif kind == "record":
             self.observe(PageRecord.from_json(message["r"]))
         elif kind == "problem":  # counted here, as the exclusions are
