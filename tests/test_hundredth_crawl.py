@@ -146,8 +146,10 @@ def test_pages_failing_for_the_whole_recrawl_keep_their_entries_and_the_crawl_pu
     assert kept == {spec.origin + p for p in failing}, second.describe()
     stats = _stats(second)
     assert _count(stats, "sitemap/kept/transient_error") == len(failing)
-    # A page's fault is not the site's trouble: the site was never slowed down.
-    assert not [k for k in stats if k.startswith("sitemap/backoff/")], stats
+    # A page's fault is not the site's trouble: the failing pages do not set the site's pace. Answers
+    # come in the order the server finishes them, so on a loaded machine three of the scattered
+    # failing pages may answer in a row and slow the site down once (site_health.RETRY_AFTER_STREAK).
+    assert sum(_count(stats, k) for k in stats if k.startswith("sitemap/backoff/")) <= 1, stats
     # Bounded: a few seconds more than the first crawl (the tail is SITEMAP_RETRY_LAST_PASS_DELAY).
     assert second.seconds < first.seconds + 90, (first.seconds, second.seconds)
     if kind != "slow":

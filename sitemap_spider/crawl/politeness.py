@@ -13,6 +13,8 @@ A page's fault is not the site's trouble. The whole site is slowed down only whe
 the answers say the site, not a page, is struggling, as Google describes its
 crawler doing on 5xx and 429 answers:
 
+- a refused connection: nothing listens on the site's port (a restart), whichever request
+  met it, a failing page's retry included;
 - 429s: the site says we ask too often (a second one among the recent answers; a lone
   one may be one URL's limit, which its page's retry waits out);
 - most of the recent answers failing (site_health.WINDOW, site_health.TROUBLE_FAULTS): the
@@ -40,7 +42,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.dates import parse_http_date, retry_after_seconds
-from sitemap_spider.crawl.site_health import SiteHealth, is_retry
+from sitemap_spider.crawl.site_health import SiteHealth, says_nothing_new
 
 if TYPE_CHECKING:
     from typing import Self
@@ -209,7 +211,7 @@ class Politeness:
         retry_after: float | None, header: bytes | None, now: float, sent: float,
     ) -> None:  # fmt: skip
         """A failed answer: slow the site down if it is the site's trouble, not the page's."""
-        if not is_retry(request):  # a page that failed before: its retries wait on their own back-off
+        if not says_nothing_new(request, cause):  # a page that failed before: its retries wait on their own back-off
             health = self.health.setdefault(key, SiteHealth())
             health.note(cause, retry_after)
             state = self.backoffs.get(key)

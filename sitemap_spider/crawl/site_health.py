@@ -28,6 +28,10 @@ TROUBLE_FAULTS = 5
 #: Answers in a row with a Retry-After that slow the site down to it.
 RETRY_AFTER_STREAK = 3
 _RATE_LIMIT_CAUSES = frozenset(str(status) for status in RATE_LIMIT_STATUSES)
+#: Faults that no single page can cause: nothing listens on the site's port (a restart, a deploy).
+#: One of them is the site's trouble, even on a failing page's retry: after an outage the requests in
+#: flight are mostly retries, and each refused one would otherwise spend one of its page's tries.
+SITE_WIDE_CAUSES = frozenset({"connection_refused"})
 
 
 @dataclass
@@ -42,11 +46,15 @@ class SiteHealth:
         self.asked_to_wait = self.asked_to_wait + 1 if retry_after is not None else 0
 
     def in_trouble(self) -> bool:
-        """Whether the site, not a page, is failing: 429s, most recent answers failing, or each asking to wait."""
+        """Whether the site, not a page, is failing.
+
+        A refused connection, 429s, most recent answers failing, or answer after answer asking to wait.
+        """
         faults = sum(1 for cause in self.answers if cause)
         limited = sum(1 for cause in self.answers if cause in _RATE_LIMIT_CAUSES)
         return (
-            limited >= RATE_LIMITED
+            any(cause in SITE_WIDE_CAUSES for cause in self.answers)
+            or limited >= RATE_LIMITED
             or (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers))
             or self.asked_to_wait >= RETRY_AFTER_STREAK
         )
@@ -59,3 +67,8 @@ class SiteHealth:
 def is_retry(request: Request) -> bool:
     """Whether the request retries a page that failed before: its failure is the page's, already counted."""
     return bool(request.meta.get("retry_times") or request.meta.get(meta.LAST_PASS))
+
+
+def says_nothing_new(request: Request, cause: str) -> bool:
+    """Whether a fault says nothing new about the site: a failing page's retry failing again, as before."""
+    return cause not in SITE_WIDE_CAUSES and is_retry(request)
