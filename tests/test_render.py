@@ -219,6 +219,30 @@ def test_auto_on_a_static_site_never_starts_playwright(tmp_path: Path) -> None:
     assert not [key for key in result.report["stats"] if key.startswith("playwright/")]  # type: ignore[index]
 
 
+def test_a_probe_does_not_hold_back_the_pages_links(tmp_path: Path) -> None:
+    """The browser takes seconds to start and render: the static links of the page it probes go first."""
+    static = [f"/s{n}" for n in range(5)]
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": _page(
+            "Home",
+            "".join(f'<a href="{path}">{path}</a> ' for path in static)
+            + '<div id="nav"></div><script>const a = document.createElement("a"); a.href = "/js-built";'
+            'a.textContent = "built"; document.getElementById("nav").appendChild(a);</script>',
+        ),
+        "/js-built": _page("Built", '<a href="/">home</a>'),
+        **{path: _page(path, '<a href="/">home</a>') for path in static},
+    }
+    with SiteServer(routes) as server:
+        result, listed = crawl(server, tmp_path, "auto")
+        targets = server.targets()
+    assert listed == {"/", "/js-built", *static}
+    assert render_stats(result)["probes"] == 1  # the home page, whose render gained /js-built
+    # The browser's own request for the page it renders is the second request for "/".
+    rendered_at = [i for i, target in enumerate(targets) if target == "/"][1]
+    assert all(targets.index(path) < rendered_at for path in static), targets
+
+
 def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -> None:
     result, listed = crawl(js_server, tmp_path, "always")
     assert listed == RENDERED_LISTED

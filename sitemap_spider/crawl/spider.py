@@ -38,6 +38,7 @@ from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
 from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
+from sitemap_spider.render.renderer import Pending
 from sitemap_spider.render.spider_side import RenderingMixin
 from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
@@ -140,6 +141,13 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             return
         facts = self._static_facts(response, url)
         reason = await self.renderer.reason(response, lambda: self._has_site_links(response))
+        if isinstance(reason, Pending):
+            # The browser's verdict can take seconds (its start, a render): the static links go
+            # first, so that the crawl goes on meanwhile. Judging the page follows them again,
+            # which requests nothing twice and records them for the history.
+            for request in self._follow(response, self._directives(response, facts)):
+                yield request
+            reason = await reason
         if reason is not None:
             for result in self._render(url, reason, facts):
                 yield result
@@ -167,9 +175,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         """Follow the page's links, then list it if it is indexable and canonical."""
         url: str = facts["url"]
         site = self.target.site
-        directives = robots_from_meta(response.selector, self.config.robots_agents).merge(
-            RobotsDirectives(facts["noindex"], facts["nofollow"])
-        )
+        directives = self._directives(response, facts)
         links: list[str] = []
         yield from self._follow(response, directives, links if self.recrawl.store is not None else None)
 
@@ -195,6 +201,12 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         yield self._entry(public, lastmod, digest, extensions)
         if record is not None:
             self.crawl_mode.observe(record)
+
+    def _directives(self, response: TextResponse, facts: dict[str, Any]) -> RobotsDirectives:
+        """The page's robots directives: its meta tags' and its headers'."""
+        return robots_from_meta(response.selector, self.config.robots_agents).merge(
+            RobotsDirectives(facts["noindex"], facts["nofollow"])
+        )
 
     def _left_out(
         self, url: str, facts: dict[str, Any], links: list[str], reason: str, detail: str | None = None

@@ -5,7 +5,8 @@ scripts: the same same-site script files, and inline scripts that differ only in
 their string and number literals. Once a few renders of a template found no link
 the static HTML lacked and changed no robots or canonical decision, its other pages
 are judged by their static HTML; one in ``SAMPLE_EVERY`` is still rendered, and a
-sample that finds something puts the template back to rendering.
+sample that finds something puts the template back to rendering, the pages met while
+it was out included.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Plan(Enum):
     PROBE = "probe"  # one of the template's first renders, to learn whether rendering it pays
     SAMPLE = "sample"  # a no-gain template's page rendered to check the template still gains nothing
     SKIP = "skip"  # judged by its static HTML: the template's renders found nothing
-    WAIT = "wait"  # the template's first renders are under way: wait for what they find
+    WAIT = "wait"  # the template's first renders (or a sample) are under way: wait for what they find
 
 
 @dataclass
@@ -79,6 +80,10 @@ class TemplateLearner:
         if template.found_something:
             return Plan.RENDER
         if template.found_nothing >= RENDERS_TO_LEARN:
+            if template.in_flight:
+                # A sample is out: what it finds decides these pages too (the spider follows their
+                # static links meanwhile), so a template that gains again misses no page's links.
+                return Plan.WAIT
             template.skipped += 1
             if template.skipped % SAMPLE_EVERY == 0:
                 template.in_flight += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -53,6 +53,22 @@ class PageReading:
         )
 
 
+class Pending:
+    """A render decision that waits for the browser: a probe of the page's template, or another page's.
+
+    Awaiting it gives the reason (or ``None``). The browser may take seconds to start and render,
+    so the spider follows the page's static links first: the crawl goes on meanwhile.
+    """
+
+    __slots__ = ("_verdict",)
+
+    def __init__(self, verdict: Coroutine[Any, Any, str | None]) -> None:
+        self._verdict = verdict
+
+    def __await__(self) -> Generator[Any, None, str | None]:
+        return self._verdict.__await__()
+
+
 class Renderer:
     """The ``render`` mode at work: which pages need a browser, and rendering them."""
 
@@ -95,15 +111,16 @@ class Renderer:
         assert self.crawler.stats is not None
         self.crawler.stats.inc_value(key)
 
-    async def reason(self, response: TextResponse, has_site_links: Callable[[], bool]) -> str | None:
-        """Why this static page should be rendered; ``None`` to judge it as it is.
+    async def reason(self, response: TextResponse, has_site_links: Callable[[], bool]) -> str | Pending | None:
+        """Why this static page should be rendered; ``None`` to judge it as it is; or :class:`Pending`.
 
         Navigation that shared script files build (a menu, a tree) is the same on
         every page that loads them: once one such page is rendered, a page with the
         same navigation scripts and links of its own in its static HTML is not.
         Past that, whether rendering pays is learnt per template (render/learning.py):
         the first pages of a template are rendered as probes, and judged statically
-        when their render found nothing the static HTML lacked.
+        when their render found nothing the static HTML lacked. Until a probe has
+        answered, the reason is :class:`Pending`.
         """
         self._probed = None
         if self.mode == "never" or response.meta.get(meta.NO_RENDER):
@@ -126,7 +143,7 @@ class Renderer:
         if self.elsewhere(response):
             self._inc(keys.RENDER_HANDED_OVER)
             return HANDED_OVER
-        return self._keep_links(response, await self._learnt(response, reason))
+        return self._learnt(response, reason)
 
     def _keep_links(self, response: TextResponse, reason: str | None) -> str | None:
         """Remember the static links of a page going to the browser: what rendering finds beyond them is its gain."""
@@ -144,31 +161,39 @@ class Renderer:
         self._inc(keys.RENDER_REASON + reason)
         return reason
 
-    async def _learnt(self, response: TextResponse, reason: str) -> str | None:
+    def _learnt(self, response: TextResponse, reason: str) -> str | Pending | None:
         """``reason`` unless the page's template has shown that rendering it finds nothing."""
         script_files = site_script_urls(response.selector, get_base_url(response), origin_of(response.url))
         signature = template_signature(response.selector, script_files)
-        while True:
-            plan = self.learner.plan(signature)
-            if plan is not Plan.WAIT:
-                break
-            await self.learner.wait(signature)
-            if not self.enabled:
-                return self._wanted(reason)
+        plan = self.learner.plan(signature)
+        if plan is Plan.RENDER or plan is Plan.SKIP:
+            return self._keep_links(response, self._planned(reason, plan))
+        return Pending(self._verdict(response, reason, signature, plan))
+
+    def _planned(self, reason: str, plan: Plan) -> str | None:
         if plan is Plan.RENDER:
             return self._wanted(reason)
-        if plan is Plan.SKIP:
-            self._inc(keys.RENDER_SKIPPED_NO_GAIN)
-            return None
+        self._inc(keys.RENDER_SKIPPED_NO_GAIN)
+        return None
+
+    async def _verdict(self, response: TextResponse, reason: str, signature: str, plan: Plan) -> str | None:
+        """What a probe of this page (or of another page of its template, awaited) says of it."""
+        while plan is Plan.WAIT:
+            await self.learner.wait(signature)
+            if not self.enabled:
+                return self._keep_links(response, self._wanted(reason))
+            plan = self.learner.plan(signature)
+        if plan is Plan.RENDER or plan is Plan.SKIP:
+            return self._keep_links(response, self._planned(reason, plan))
         if plan is Plan.SAMPLE:
             self._inc(keys.RENDER_SAMPLES)
         if self._wanted(reason) is None:
             self.learner.failed(signature)
-            return None
+            return self._keep_links(response, None)
         rendered = await self._probe(response, reason)
         if rendered is None:
             self.learner.failed(signature)
-            return None  # the render failed: the static HTML is all there is
+            return self._keep_links(response, None)  # the render failed: the static HTML is all there is
         gained = self.reading.gain(response, rendered)
         dropped, regained = self.learner.dropped, self.learner.regained
         self.learner.learn(signature, gained)
@@ -181,9 +206,10 @@ class Renderer:
             logger.info("A sample render of %s found more than its static HTML: its template is rendered again",
                         response.url)
         if not gained:
-            return None
+            return self._keep_links(response, None)
+        # Nothing is awaited from here until the spider takes the probed DOM and the static links.
         self._probed = rendered
-        return reason
+        return self._keep_links(response, reason)
 
     def take_probed(self) -> TextResponse | None:
         """The DOM that probing the page :meth:`reason` just sent to the browser built, if any."""
