@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/render_bench.py                      # issue #15's sites and sizes
     .venv/bin/python bench/render_bench.py --cases generated --pages 3000 --js-share 0.01
+    .venv/bin/python bench/render_bench.py --cases "" --site tests/data/sites/hexo-blog --site tests/data/sites/javadoc
 
 Sites (bench/js_sites.py; ``--cases`` picks some):
 
@@ -35,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bytecode import compile_project
 from js_sites import BLOG_FILES, JAVADOC_FILES, blog_site, javadoc_site, write_site
-from run import Result, crawl_ours
+from run import Result, crawl_ours, published_entries
 from server import serve
 from sitegen import GeneratedSite, generate, page_path
 
@@ -81,7 +82,7 @@ def _js_site(work: Path, case: str, scale: int) -> GeneratedSite:
 
 
 def _run_case(case: str, site: GeneratedSite, never_site: GeneratedSite, modes: list[str], args: argparse.Namespace,
-              work: Path) -> dict[str, tuple[Result, int]]:
+              work: Path, real: bool = False) -> dict[str, tuple[Result, int]]:
     kind, server = serve(site.root, site.redirects, work / case, args.server)
     results: dict[str, tuple[Result, int]] = {}
     with server as base:
@@ -89,7 +90,12 @@ def _run_case(case: str, site: GeneratedSite, never_site: GeneratedSite, modes: 
         for mode in modes:
             name = f"{case}-{mode}"
             expected_site = never_site if mode == "never" else site
-            result = crawl_ours(base, work, expected_site, name, [f"SITEMAP_RENDER={mode}"], None)
+            # A real site's expected set is not known: auto and always are compared with never's.
+            result = crawl_ours(base, work, None if real else expected_site, name, [f"SITEMAP_RENDER={mode}"], None)
+            if real and mode != "never":
+                never = published_entries(work / f"sitemaps-{case}-never")
+                same = published_entries(work / f"sitemaps-{name}") == never
+                result.check += ", the same set as never" if same else ", NOT THE SET NEVER PUBLISHED"
             log = (work / f"{name}.log").read_text(errors="replace")
             rendered = sum(int(n) for n in re.findall(r"'sitemap/render/(?:pages|probes)': (\d+)", log))
             browser = "yes" if "Starting download handler" in log else "no"
@@ -105,6 +111,8 @@ def main() -> None:
     parser.add_argument("--javadoc-classes", type=int, default=2000, help="class pages of the javadoc site")
     parser.add_argument("--blog-posts", type=int, default=500, help="posts of the blog")
     parser.add_argument("--cases", default="generated,javadoc,blog", help="comma-separated: generated, javadoc, blog")
+    parser.add_argument("--site", type=Path, action="append", default=[],
+                        help="a real static site's directory (tests/data/sites/*), served as it is; repeatable")
     parser.add_argument("--always", action="store_true", help="also run render=always (slow: every page)")
     parser.add_argument("--server", choices=("auto", "nginx", "python"), default="auto")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
@@ -114,7 +122,12 @@ def main() -> None:
     all_results: dict[str, dict[str, tuple[Result, int]]] = {}
     with tempfile.TemporaryDirectory(prefix="render-bench-") as tmp:
         work = Path(tmp)
-        for case in args.cases.split(","):
+        for directory in args.site:
+            case = directory.resolve().name
+            pages = sum(1 for _ in directory.rglob("*.html"))
+            real_site = GeneratedSite(directory.resolve(), pages, {}, frozenset())
+            all_results[case] = _run_case(case, real_site, real_site, modes, args, work, real=True)
+        for case in (args.cases.split(",") if args.cases else []):
             (work / case).mkdir()
             if case == "generated":
                 site, hidden = add_script_links(generate(work / case, args.pages), args.js_share)
@@ -124,12 +137,12 @@ def main() -> None:
                 site = never_site = _js_site(work, case, args.javadoc_classes if case == "javadoc" else args.blog_posts)
             all_results[case] = _run_case(case, site, never_site, modes, args, work)
 
-    print(f"\n{'site':<10}{'mode':<8}{'wall s':>9}{'CPU s':>8}{'fetched':>9}{'rendered':>10}{'rendered/s':>12}  output check")
+    print(f"\n{'site':<12}{'mode':<8}{'wall s':>9}{'CPU s':>8}{'fetched':>9}{'rendered':>10}{'rendered/s':>12}  output check")
     for case, results in all_results.items():
         for mode, (result, rendered) in results.items():
             per_second = rendered / result.wall if rendered else 0.0
             print(
-                f"{case:<10}{mode:<8}{result.wall:>9.1f}{result.cpu:>8.1f}{result.pages:>9,}{rendered:>10,}"
+                f"{case:<12}{mode:<8}{result.wall:>9.1f}{result.cpu:>8.1f}{result.pages:>9,}{rendered:>10,}"
                 f"{per_second:>12.1f}  {result.check}"
             )
     print()
