@@ -8,13 +8,14 @@ process, JOBDIR, two processes, Redis):
   delay of 2 s, a crawl that never lowered its delay on a 304 would take ten minutes here;
 - a site where 5% of the pages fail for the whole recrawl (503 with Retry-After, 502, or a
   timeout) ends on its own, lists those pages with their previous entries, names them in the
-  report, and publishes; the rest of the site is never slowed down for them.
+  report, and publishes; the failing pages do not set the rest of the site's pace.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 PAGES = 300
 NEVER = 10**9
-QUIET = {"share": 0, "outage_after": 0, "refuse_after": 0}
+QUIET: dict[str, Any] = {"share": 0, "outage_after": 0, "refuse_after": 0}
 MODES = ["one", "jobdir", "two", "redis"]
 
 
