@@ -138,6 +138,7 @@ class SitemapConfig:
     gzip: bool
     validate: bool
     report_path: Path | None
+    max_shrink: float
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
     deny: tuple[re.Pattern[str], ...]
@@ -180,6 +181,7 @@ class SitemapConfig:
             max_bytes=read_number(settings, "SITEMAP_MAX_BYTES", int, MIN_MAX_BYTES, MAX_BYTES_PER_SITEMAP),
             gzip=read_bool(settings, "SITEMAP_GZIP"),
             validate=read_bool(settings, "SITEMAP_VALIDATE"),
+            max_shrink=read_number(settings, "SITEMAP_MAX_SHRINK", float, 0.0, 1.0),
             report_path=Path(report).absolute() if report else None,
             include=read_patterns(settings, "SITEMAP_INCLUDE"),
             exclude=read_patterns(settings, "SITEMAP_EXCLUDE"),
@@ -227,6 +229,7 @@ class SitemapConfig:
             max_bytes=self.max_bytes,
             gzip=self.gzip,
             validate=self.validate,
+            max_shrink=self.max_shrink,
             sort_run_size=self.sort_run_size,
             extra_files=(self.indexnow.key_file,) if self.indexnow is not None else (),
         )

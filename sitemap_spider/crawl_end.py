@@ -18,6 +18,7 @@ from sitemap_spider.sitemaps.changes import KINDS, SetChanges
 from sitemap_spider.sitemaps.errors import (
     EmptySitemapError,
     InvalidEntryError,
+    ShrinkError,
     SitemapError,
     describe_write_error,
 )
@@ -129,6 +130,9 @@ class SetPublisher:
             result = self.builder.publish(self._content_duplicate)
         except EmptySitemapError:
             self.not_published("no page could be listed")
+            return False
+        except ShrinkError as exc:
+            self.not_published(str(exc))
             return False
         except (SitemapError, OSError) as exc:
             self.discard()

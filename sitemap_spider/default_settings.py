@@ -24,6 +24,11 @@ SITEMAP_MAX_BYTES = 52_428_800
 SITEMAP_GZIP = False
 # Validate every file against the official XSDs before publishing it.
 SITEMAP_VALIDATE = True
+# A new set that lists fewer than this share of the URLs of the set published before is not
+# published: a site half down, a robots.txt accident or a login wall would otherwise replace the
+# whole sitemap with a fraction of it. The previous set and the history stay; the command exits
+# non-zero. 0 turns the guard off (a deliberate shrink).
+SITEMAP_MAX_SHRINK = 0.5
 # Path of the report: JSON (counts, stats, every excluded URL with its reason), or, for a path
 # ending in .html, one self-contained page with charts and sortable tables; None: no report.
 # Written by every crawl, SITEMAP_PUBLISH=False included; `scrapy audit` adds its findings.

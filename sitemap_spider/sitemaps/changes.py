@@ -37,6 +37,7 @@ class SetChanges:
     def __init__(self, spool_dir: Path) -> None:
         self.previous: str | None = None
         self.counts = dict.fromkeys(KINDS, 0)
+        self.new_urls = 0  # URLs of the new set compared with the previous one
         # Unnamed files (unlinked at once): never served from the output directory, never left behind.
         self._spools: dict[str, IO[str]] = {
             kind: tempfile.TemporaryFile(  # noqa: SIM115 - closed by close()
@@ -49,6 +50,13 @@ class SetChanges:
     def compared(self) -> bool:
         """Whether the new set was compared with a previous one."""
         return self.previous is None
+
+    @property
+    def previous_urls(self) -> int:
+        """How many URLs the previous set listed (0 when the sets were not compared)."""
+        if not self.compared:
+            return 0
+        return self.new_urls - self.counts["added"] + self.counts["removed"]
 
     def record(self, kind: str, loc: str) -> None:
         """Note one URL of ``kind`` (one of :data:`KINDS`)."""
@@ -121,6 +129,7 @@ class ChangeFinder:
         previous = self._previous
         if previous is None or not lines:
             return
+        self.changes.new_urls += len(lines)
         try:
             if previous.ahead(len(lines)) == lines:  # one C-level comparison for the whole block
                 previous.skip(len(lines))

@@ -17,6 +17,10 @@ class EmptySitemapError(SitemapError):
     """There is nothing to publish: a sitemap must list at least one URL."""
 
 
+class ShrinkError(SitemapError):
+    """The new set lists too small a share of the previous set's URLs to replace it."""
+
+
 class SitemapValidationError(SitemapError):
     """A written file does not satisfy the official XSD or the protocol's limits."""
 

@@ -21,6 +21,8 @@ class OutputOptions:
     max_bytes: int = MAX_BYTES_PER_SITEMAP
     gzip: bool = False
     validate: bool = True  # validate every file against the XSDs before publishing
+    #: A set listing fewer than this share of the previous set's URLs is not published (0: any set is).
+    max_shrink: float = 0.0
     sort_run_size: int = 100_000
     #: Files published with the set, beside the index: (plain file name, content).
     extra_files: tuple[tuple[str, bytes], ...] = ()
@@ -37,6 +39,8 @@ class OutputOptions:
         smallest = len(URLSET_OPEN) + len(URLSET_CLOSE) + 1
         if not smallest <= self.max_bytes <= MAX_BYTES_PER_SITEMAP:
             raise ValueError(f"max_bytes must be {smallest}-{MAX_BYTES_PER_SITEMAP}, not {self.max_bytes}")
+        if not 0.0 <= self.max_shrink <= 1.0:
+            raise ValueError(f"max_shrink must be 0-1, not {self.max_shrink}")
         if self.sort_run_size < 1:
             raise ValueError(f"sort_run_size must be at least 1, not {self.sort_run_size}")
         for name, _ in self.extra_files:

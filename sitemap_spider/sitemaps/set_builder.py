@@ -22,7 +22,7 @@ from sitemap_spider.sitemaps.changes import ChangeFinder, SetChanges
 from sitemap_spider.sitemaps.dedupe import repeated_digests, repeated_digests_of_runs
 from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.entry_lines import digest_line, encode_fields
-from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, SitemapValidationError
+from sitemap_spider.sitemaps.errors import EmptySitemapError, ShrinkError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.files import write_document
 from sitemap_spider.sitemaps.hreflang import HreflangListener
 from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR
@@ -210,6 +210,7 @@ class SitemapSetBuilder:
                 finder.close()
                 finder.changes.close()
                 raise
+            check_shrink(changes, self.options.max_shrink)
             write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
             for name, content in self.options.extra_files:
                 write_document(self._staging / name, content, gzip=False)
@@ -286,3 +287,15 @@ class SitemapSetBuilder:
         traceback: TracebackType | None,
     ) -> None:
         self.discard()
+
+
+def check_shrink(changes: SetChanges, max_shrink: float) -> None:
+    """Refuse a set that lists fewer than ``max_shrink`` of the previous set's URLs (0: any set)."""
+    previous = changes.previous_urls
+    if not max_shrink or not previous or changes.new_urls >= max_shrink * previous:
+        return
+    raise ShrinkError(
+        f"the new set lists {changes.new_urls:,} URLs, fewer than {max_shrink:.0%} of the {previous:,} "
+        f"the published set lists (SITEMAP_MAX_SHRINK={max_shrink:g}); if the site really shrank, "
+        "publish it with -s SITEMAP_MAX_SHRINK=0"
+    )
