@@ -259,21 +259,32 @@ def test_the_wheel_holds_every_file_of_the_package(wheel: Path) -> None:
 #: Run in the virtualenv: where the package is, whether the extras are there, and what the
 #: parts that need them do without them.
 PROBE: Final = """
-import importlib.util, json, sitemap_spider
+import importlib.util, json, sys, sitemap_spider
 from scrapy.settings import Settings
 from sitemap_spider import modes
 from sitemap_spider.config import ConfigError
+from sitemap_spider.crawl.start_up import check_start_up
 from sitemap_spider.render.browser import find_browser
 try:
     modes.mode_class(Settings({"SITEMAP_REDIS_URL": "redis://127.0.0.1:6379/0"}))
     shared = "chosen"
 except ConfigError as exc:
     shared = str(exc)
+settings = Settings()
+settings.setmodule("sitemap_spider.default_settings")
+settings.set("SITEMAP_BROWSER_PATH", sys.executable)  # an executable, but nothing can drive it
+settings.set("SITEMAP_HISTORY", "off")
+try:
+    check_start_up(settings, {"url": "http://127.0.0.1:9/"})
+    browser_path = "accepted"
+except ConfigError as exc:
+    browser_path = str(exc)
 print(json.dumps({
     "package": sitemap_spider.__file__,
     "missing": [importlib.util.find_spec(name) is None for name in ("scrapy_playwright", "scrapy_redis")],
     "shared": shared,
     "browser": repr(find_browser(None)),
+    "browser_path": browser_path,
 }))
 """
 
@@ -298,8 +309,12 @@ def test_the_package_runs_from_the_virtualenv_without_the_extras(
     assert found["shared"].startswith(
         "SITEMAP_REDIS_URL: needs scrapy-redis: pip install 'sitemap_spider[redis]'"
     )
-    # No browser without scrapy-playwright, even where one is installed (CI installs Chromium).
+    # No browser without scrapy-playwright, even where one is installed (CI installs Chromium);
+    # a browser named by the setting is refused for that reason, not as a missing file.
     assert found["browser"] == "None"
+    assert found["browser_path"].startswith("SITEMAP_BROWSER_PATH: names "), found["browser_path"]
+    assert "needs scrapy-playwright, which is not installed" in found["browser_path"]
+    assert "pip install 'sitemap_spider[render]'" in found["browser_path"]
 
 
 def test_the_addon_publishes_the_other_projects_items(

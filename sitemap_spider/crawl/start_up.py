@@ -23,7 +23,7 @@ from sitemap_spider.crawl import middlewares, retries, throttle
 from sitemap_spider.crawl.mode import mode_chooser
 from sitemap_spider.history.location import HistoryLocation, old_default_file
 from sitemap_spider.history.moving import move_old_history
-from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser
+from sitemap_spider.render.browser import INSTALL_HINT, Browser, find_browser, rendering_installed
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -77,6 +77,12 @@ def check_start_up(
     mode = target.render_mode(config)
     browser = None if mode == "never" else find_browser(config.browser_path)
     if browser is None and config.browser_path and mode != "never":
+        if not rendering_installed():
+            raise ConfigError(
+                "SITEMAP_BROWSER_PATH",
+                f"names {config.browser_path!r}, but driving a browser needs scrapy-playwright, which is not "
+                "installed: pip install 'sitemap_spider[render]' (or crawl with -a render=never)",
+            )
         raise ConfigError("SITEMAP_BROWSER_PATH", f"no executable browser at {config.browser_path!r}")
     if browser is None and mode == "always":
         raise ConfigError("render", f"render=always needs a browser: {INSTALL_HINT}")

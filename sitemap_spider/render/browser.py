@@ -62,10 +62,15 @@ def _playwright_chromium() -> Path | None:
     return None
 
 
+def rendering_installed() -> bool:
+    """Whether scrapy-playwright (the ``render`` extra) is installed: without it no browser can be driven."""
+    return importlib.util.find_spec("scrapy_playwright") is not None
+
+
 def find_browser(explicit: str | None) -> Browser | None:
     """The browser to render with, or None when there is none."""
-    if importlib.util.find_spec("scrapy_playwright") is None:
-        return None  # installed without the render extra: no browser can be driven
+    if not rendering_installed():
+        return None
     if explicit:
         found = shutil.which(explicit) or explicit
         if os.path.isfile(found) and os.access(found, os.X_OK):
