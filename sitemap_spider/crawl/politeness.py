@@ -13,8 +13,8 @@ A page's fault is not the site's trouble. The whole site is slowed down only whe
 the answers say the site, not a page, is struggling, as Google describes its
 crawler doing on 5xx and 429 answers:
 
-- a refused connection: nothing listens on the site's port (a restart), whichever request
-  met it, a failing page's retry included;
+- a refused connection once the site has answered: nothing listens on its port any more (a
+  restart), whichever request met it, a failing page's retry included;
 - 429s: the site says we ask too often (a second one among the recent answers; a lone
   one may be one URL's limit, which its page's retry waits out);
 - most of the recent answers failing (site_health.WINDOW, site_health.TROUBLE_FAULTS): the
@@ -42,7 +42,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.dates import parse_http_date, retry_after_seconds
-from sitemap_spider.crawl.site_health import SiteHealth, says_nothing_new
+from sitemap_spider.crawl.site_health import SiteHealth, is_retry
 
 if TYPE_CHECKING:
     from typing import Self
@@ -211,8 +211,10 @@ class Politeness:
         retry_after: float | None, header: bytes | None, now: float, sent: float,
     ) -> None:  # fmt: skip
         """A failed answer: slow the site down if it is the site's trouble, not the page's."""
-        if not says_nothing_new(request, cause):  # a page that failed before: its retries wait on their own back-off
-            health = self.health.setdefault(key, SiteHealth())
+        health = self.health.setdefault(key, SiteHealth())
+        # A page that failed before: its retries wait on their own back-off (unless the site has
+        # stopped listening: site_health.SITE_WIDE_CAUSES).
+        if not is_retry(request) or health.restarting(cause):
             health.note(cause, retry_after)
             state = self.backoffs.get(key)
             if (state is not None and sent >= state.since) or health.in_trouble():
@@ -279,9 +281,8 @@ class Politeness:
         slot.lastseen = now
 
     def _recover(self, key: str, slot: Slot, sent: float) -> None:
-        health = self.health.get(key)
-        if health is not None:
-            health.note("", None)
+        # Noted from the first answer on: whether the site has answered tells a restart from a dead port.
+        self.health.setdefault(key, SiteHealth()).note("", None)
         state = self.backoffs.get(key)
         if state is None or sent < state.since:
             return

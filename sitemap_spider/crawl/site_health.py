@@ -29,8 +29,10 @@ TROUBLE_FAULTS = 5
 RETRY_AFTER_STREAK = 3
 _RATE_LIMIT_CAUSES = frozenset(str(status) for status in RATE_LIMIT_STATUSES)
 #: Faults that no single page can cause: nothing listens on the site's port (a restart, a deploy).
-#: One of them is the site's trouble, even on a failing page's retry: after an outage the requests in
-#: flight are mostly retries, and each refused one would otherwise spend one of its page's tries.
+#: Once the site has answered in this crawl, one of them is the site's trouble, even on a failing
+#: page's retry: after an outage the requests in flight are mostly retries, and each refused one
+#: would otherwise spend one of its page's tries. A site that never answered (a wrong port, a host
+#: that is down) is not waited out: its pages' tries end the crawl as before.
 SITE_WIDE_CAUSES = frozenset({"connection_refused"})
 
 
@@ -40,10 +42,16 @@ class SiteHealth:
 
     answers: deque[str] = field(default_factory=lambda: deque(maxlen=WINDOW))  # "" good, else the cause
     asked_to_wait: int = 0
+    answered: bool = False  # the site has given a good answer in this crawl
 
     def note(self, cause: str, retry_after: float | None) -> None:
         self.answers.append(cause)
         self.asked_to_wait = self.asked_to_wait + 1 if retry_after is not None else 0
+        self.answered = self.answered or not cause
+
+    def restarting(self, cause: str) -> bool:
+        """Whether a fault says the site, which answered before, stopped listening (see SITE_WIDE_CAUSES)."""
+        return self.answered and cause in SITE_WIDE_CAUSES
 
     def in_trouble(self) -> bool:
         """Whether the site, not a page, is failing.
@@ -53,7 +61,7 @@ class SiteHealth:
         faults = sum(1 for cause in self.answers if cause)
         limited = sum(1 for cause in self.answers if cause in _RATE_LIMIT_CAUSES)
         return (
-            any(cause in SITE_WIDE_CAUSES for cause in self.answers)
+            (self.answered and any(cause in SITE_WIDE_CAUSES for cause in self.answers))
             or limited >= RATE_LIMITED
             or (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers))
             or self.asked_to_wait >= RETRY_AFTER_STREAK
@@ -68,7 +76,3 @@ def is_retry(request: Request) -> bool:
     """Whether the request retries a page that failed before: its failure is the page's, already counted."""
     return bool(request.meta.get("retry_times") or request.meta.get(meta.LAST_PASS))
 
-
-def says_nothing_new(request: Request, cause: str) -> bool:
-    """Whether a fault says nothing new about the site: a failing page's retry failing again, as before."""
-    return cause not in SITE_WIDE_CAUSES and is_retry(request)
