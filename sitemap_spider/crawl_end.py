@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
 from sitemap_spider.indexnow import Submission, submit_in_thread
-from sitemap_spider.sitemaps.changes import KINDS, SetChanges
+from sitemap_spider.sitemaps.changes.compare import KINDS, SetChanges
 from sitemap_spider.sitemaps.errors import (
     EmptySitemapError,
     InvalidEntryError,
     SitemapError,
     describe_write_error,
 )
-from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.urls import base_url_of
 from sitemap_spider.sitemaps.rules import check_entry
 
@@ -196,7 +196,7 @@ class SetPublisher:
             self.builder.discard()
 
     def _hreflang(self, page: str, href: str, hreflang: str, reason: str) -> None:
-        """An alternate not written, or written unchecked (sitemaps/hreflang.py)."""
+        """An alternate not written, or written unchecked (sitemaps/xml/hreflang.py)."""
         assert self.report is not None
         self.report.not_written("hreflang", reason, page, href if reason == "unchecked" else f"{hreflang} {href}")
 

@@ -1,7 +1,7 @@
 """Pure checks of the values of one ``<url>`` (or ``<sitemap>``): loc, lastmod, changefreq, priority.
 
 Each returns the problems found as ``(rule, detail)`` pairs, an empty list when the value is
-fine. The writer's own checks (sitemaps/xml.py) decide what is valid; these only say which
+fine. The writer's own checks (sitemaps/xml/elements.py) decide what is valid; these only say which
 rule a refused value breaks, so that a report names the cause rather than the XSD's symptom.
 """
 

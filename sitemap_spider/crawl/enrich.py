@@ -3,7 +3,7 @@
 The spider asks once per listed page; with every feature off, or a page that has none of
 them, the page is listed as a plain SitemapEntry. What cannot be written (a video without a
 title, an article without a language) is counted and reported here; alternates are checked
-when the set is published (sitemaps/hreflang.py), where reciprocity is known.
+when the set is published (sitemaps/xml/hreflang.py), where reciprocity is known.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from sitemap_spider.history.record import EXTENSIONS_UNKNOWN
 from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps.entry import Alternate, News, Video
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.extensions import (
+from sitemap_spider.sitemaps.xml.extensions import (
     MAX_IMAGES,
     MAX_VIDEO_DURATION,
     missing_video_field,

@@ -22,7 +22,7 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapError
 from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file
-from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE, URLSET_CLOSE, URLSET_OPEN, parse_url_line, url_line_of_text
+from sitemap_spider.sitemaps.xml.elements import SITEMAP_NAMESPACE, URLSET_CLOSE, URLSET_OPEN, parse_url_line, url_line_of_text
 
 _NS = "{" + SITEMAP_NAMESPACE + "}"
 _HEADER = URLSET_OPEN.decode()

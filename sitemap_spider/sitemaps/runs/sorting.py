@@ -19,9 +19,9 @@ from types import TracebackType
 from typing import Self
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import decode_entry, encode_entry
+from sitemap_spider.sitemaps.runs.lines import decode_entry, encode_entry
 from sitemap_spider.sitemaps.errors import SitemapError
-from sitemap_spider.sitemaps.runs import list_blocks, merge_blocks, read_blocks, sort_into_run, write_run
+from sitemap_spider.sitemaps.runs.run_files import list_blocks, merge_blocks, read_blocks, sort_into_run, write_run
 
 logger = logging.getLogger(__name__)
 
