@@ -14,16 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
 from sitemap_spider.indexnow import Submission, submit_in_thread
-from sitemap_spider.sitemaps.changes.compare import KINDS, SetChanges
-from sitemap_spider.sitemaps.errors import (
+from sitemap_spider.sitemaps import (
+    KINDS,
     EmptySitemapError,
     InvalidEntryError,
+    PublishResult,
+    SetChanges,
     SitemapError,
+    SitemapSetBuilder,
+    base_url_of,
+    check_entry,
     describe_write_error,
 )
-from sitemap_spider.sitemaps.shards.set_builder import PublishResult, SitemapSetBuilder
-from sitemap_spider.sitemaps.urls import base_url_of
-from sitemap_spider.sitemaps.rules import check_entry
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import SitemapConfig
     from sitemap_spider.crawl.report import CrawlReport
-    from sitemap_spider.sitemaps.entry import SitemapEntry
+    from sitemap_spider.sitemaps import SitemapEntry
 
 logger = logging.getLogger(__name__)
 

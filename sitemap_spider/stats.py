@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitemap_spider.sitemaps.shards.exporter import EXTENSIONS_DROPPED_STAT, OVER_LIMIT_STAT
+from sitemap_spider.sitemaps import EXTENSIONS_DROPPED_STAT, OVER_LIMIT_STAT
 
 # --- the published set ----------------------------------------------------------
 #: Entries the pipeline took (valid, before duplicates are dropped).

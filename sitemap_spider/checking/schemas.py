@@ -18,7 +18,7 @@ from typing import Final
 # lxml ships no type information (lxml-stubs is not a dependency of the project).
 from lxml import etree  # type: ignore[import-untyped]
 
-from sitemap_spider.sitemaps.xml.schema_files import parse_schema
+from sitemap_spider.sitemaps import parse_schema
 
 # namespace -> schema file of the package
 EXTENSION_SCHEMAS: Final = {

@@ -12,10 +12,16 @@ from datetime import datetime, timedelta
 from typing import Final
 from urllib.parse import urlsplit
 
-from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
-from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments
-from sitemap_spider.sitemaps.rules import CHANGEFREQ_VALUES, CHANGEFREQS, check_loc, parse_lastmod
+from sitemap_spider.sitemaps import (
+    CHANGEFREQS,
+    CHANGEFREQ_VALUES,
+    MAX_LOC_LENGTH,
+    InvalidEntryError,
+    check_loc,
+    normalize_url,
+    parse_lastmod,
+    remove_dot_segments,
+)
 
 Problem = tuple[str, str]
 
