@@ -1,4 +1,4 @@
-"""What a publish changed since the previous set (sitemaps/changes/compare.py, previous.py), through SitemapSetBuilder."""
+"""What a publish changed since the previous set (sitemaps/changes/compare.py and previous.py), through SitemapSetBuilder."""
 
 from __future__ import annotations
 

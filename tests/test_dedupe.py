@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from sitemap_spider.sitemaps.runs import dedupe
-from sitemap_spider.sitemaps.runs.dedupe import read_lines, repeated_digests, repeated_digests_in, split_key, unique_lines_and_shared
+from sitemap_spider.sitemaps.runs.dedupe import (
+    read_lines,
+    repeated_digests,
+    repeated_digests_in,
+    split_key,
+    unique_lines_and_shared,
+)
 from sitemap_spider.sitemaps.runs.lines import digest_line
 from sitemap_spider.sitemaps.runs.lines import encode_fields
 from sitemap_spider.sitemaps.runs.run_files import sort_into_run

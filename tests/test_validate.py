@@ -14,7 +14,12 @@ import pytest
 import sitemap_spider
 from sitemap_spider.sitemaps.errors import SitemapValidationError
 from sitemap_spider.sitemaps.xml.validate import MAX_CHILDREN, MAX_UNCOMPRESSED_BYTES, validate_file
-from sitemap_spider.sitemaps.xml.elements import SITEMAPINDEX_CLOSE, SITEMAPINDEX_OPEN, URLSET_CLOSE, URLSET_OPEN
+from sitemap_spider.sitemaps.xml.elements import (
+    SITEMAPINDEX_CLOSE,
+    SITEMAPINDEX_OPEN,
+    URLSET_CLOSE,
+    URLSET_OPEN,
+)
 
 URL = b"<url><loc>https://example.com/%d</loc></url>\n"
 PROJECT_ROOT = Path(sitemap_spider.__file__).parent.parent

@@ -36,7 +36,14 @@ from sitemap_spider.sitemaps.xml.extensions import rich_fields
 from sitemap_spider.sitemaps.xml.hreflang import alternate_lines
 from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
 from sitemap_spider.sitemaps.ingest.iri import encode_iris, normal_fields
-from sitemap_spider.sitemaps.ingest.jsonl_entries import Encoded, Entry, decode, decode_all, encode_columns, encode_entries
+from sitemap_spider.sitemaps.ingest.jsonl_entries import (
+    Encoded,
+    Entry,
+    decode,
+    decode_all,
+    encode_columns,
+    encode_entries,
+)
 from sitemap_spider.sitemaps.ingest.plain_values import plain_locs
 from sitemap_spider.sitemaps.shards.rich_set import has_extensions, rich_line
 from sitemap_spider.sitemaps.rules import check_fields

@@ -57,7 +57,7 @@ class Tally:
     bad: int = 0
     normalised: int = 0  # entries whose loc was taken in its normal form (iri.py: IRIs, spaces)
     stopped_at: int | None = None
-    # hreflang alternates not written, by reason, and those written unchecked (hreflang.py)
+    # hreflang alternates not written, by reason, and those written unchecked (xml/hreflang.py)
     hreflang: collections.Counter[str] = field(default_factory=collections.Counter)
 
     def hreflang_problem(self, page: str, href: str, hreflang: str, reason: str) -> None:

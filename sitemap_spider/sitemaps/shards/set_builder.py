@@ -72,7 +72,7 @@ class SitemapSetBuilder:
             sort_dir = self._staging / SORT_DIR
             sort_dir.mkdir()
             self._sorter = ExternalSorter(sort_dir, run_size=options.sort_run_size)
-            # "+digest" of every entry with a content digest (see dedupe.py); a crawl adds them
+            # "+digest" of every entry with a content digest (see runs/dedupe.py); a crawl adds them
             # one by one, and a smaller buffer than the entries' keeps its memory near what it
             # was without them.
             self._digest_lines = LineSorter(sort_dir, min(options.sort_run_size, _DIGESTS_RUN_SIZE), unique=False)

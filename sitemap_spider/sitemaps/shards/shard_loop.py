@@ -14,7 +14,12 @@ from concurrent.futures import Executor
 from pathlib import Path
 
 from sitemap_spider.sitemaps.changes.compare import ChangeFinder
-from sitemap_spider.sitemaps.runs.dedupe import read_lines, read_unique_blocks, unique_lines_and_shared, without_content_duplicates
+from sitemap_spider.sitemaps.runs.dedupe import (
+    read_lines,
+    read_unique_blocks,
+    unique_lines_and_shared,
+    without_content_duplicates,
+)
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.runs.lines import FirstOfEach, KeptBlock, decode_entry
 from sitemap_spider.sitemaps.shards.finisher import ShardFinisher
