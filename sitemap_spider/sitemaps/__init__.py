@@ -123,7 +123,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "options": ("OutputOptions",),
     "errors": ("EmptySitemapError", "InvalidEntryError", "SitemapError", "describe_write_error"),
     "xml.elements": ("SITEMAP_NAMESPACE",),
-    "xml.extensions": ("MAX_IMAGES", "MAX_VIDEO_DURATION", "fields_json", "missing_video_field", "news_language", "rich_fields"),
+    "xml.extensions": (
+        "MAX_IMAGES", "MAX_VIDEO_DURATION", "fields_json",
+        "missing_video_field", "news_language", "rich_fields",
+    ),
     "xml.schema_files": ("parse_schema",),
     "changes.compare": ("KINDS", "SetChanges"),
     "shards.set_builder": ("PublishResult", "SitemapSetBuilder"),
