@@ -14,7 +14,7 @@ defaults plus ``SITEMAP_GZIP=true`` (validation is on by default) and reports en
 second end to end (wall time of the whole command, start-up included), CPU seconds and the
 peak RSS of the process (from wait4). ``--republish`` publishes each input once first, then
 measures a second publish into the same directory: the one that compares the new set with
-the previous one (sitemaps/changes.py).
+the previous one (sitemaps/changes/compare.py).
 """
 
 from __future__ import annotations

@@ -40,10 +40,13 @@ from sitemap_spider.crawl.urls import Site
 from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.indexnow import IndexNowConfig
 from sitemap_spider.rich_config import RichConfig
-from sitemap_spider.sitemaps.ingest import IngestOptions
-from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
-from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.urls import origin_of
+from sitemap_spider.sitemaps import (
+    MAX_BYTES_PER_SITEMAP,
+    MAX_URLS_PER_SITEMAP,
+    IngestOptions,
+    OutputOptions,
+    origin_of,
+)
 
 __all__ = [
     "CHANGEFREQS",

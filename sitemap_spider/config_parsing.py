@@ -21,8 +21,7 @@ from scrapy.settings import BaseSettings
 
 from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.render.signs import RENDER_MODES
-from sitemap_spider.sitemaps.urls import normalize_url
-from sitemap_spider.sitemaps.rules import CHANGEFREQ_VALUES
+from sitemap_spider.sitemaps import CHANGEFREQ_VALUES, normalize_url
 
 CHANGEFREQS = CHANGEFREQ_VALUES  # in the order error messages list them
 

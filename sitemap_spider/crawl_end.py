@@ -14,17 +14,19 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
 from sitemap_spider.indexnow import Submission, submit_in_thread
-from sitemap_spider.sitemaps.changes import KINDS, SetChanges
-from sitemap_spider.sitemaps.errors import (
+from sitemap_spider.sitemaps import (
+    KINDS,
     EmptySitemapError,
     InvalidEntryError,
+    PublishResult,
+    SetChanges,
     ShrinkError,
     SitemapError,
+    SitemapSetBuilder,
+    base_url_of,
+    check_entry,
     describe_write_error,
 )
-from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
-from sitemap_spider.sitemaps.urls import base_url_of
-from sitemap_spider.sitemaps.rules import check_entry
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import SitemapConfig
     from sitemap_spider.crawl.report import CrawlReport
-    from sitemap_spider.sitemaps.entry import SitemapEntry
+    from sitemap_spider.sitemaps import SitemapEntry
 
 logger = logging.getLogger(__name__)
 
@@ -200,7 +202,7 @@ class SetPublisher:
             self.builder.discard()
 
     def _hreflang(self, page: str, href: str, hreflang: str, reason: str) -> None:
-        """An alternate not written, or written unchecked (sitemaps/hreflang.py)."""
+        """An alternate not written, or written unchecked (sitemaps/xml/hreflang.py)."""
         assert self.report is not None
         self.report.not_written("hreflang", reason, page, href if reason == "unchecked" else f"{hreflang} {href}")
 

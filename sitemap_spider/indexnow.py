@@ -39,7 +39,7 @@ from scrapy.settings import BaseSettings
 
 from sitemap_spider.config_parsing import ConfigError, read_text
 from sitemap_spider.crawl.dates import retry_after_seconds
-from sitemap_spider.sitemaps.changes import KINDS, SetChanges
+from sitemap_spider.sitemaps import KINDS, SetChanges
 
 logger = logging.getLogger(__name__)
 

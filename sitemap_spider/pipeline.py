@@ -15,9 +15,7 @@ from scrapy.exceptions import DropItem
 
 from sitemap_spider.config import SitemapConfig
 from sitemap_spider.modes import CrawlMode, mode_of
-from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.item_entries import item_to_entry
+from sitemap_spider.sitemaps import InvalidEntryError, SitemapEntry, item_to_entry
 
 if TYPE_CHECKING:
     from typing import Self

@@ -12,7 +12,7 @@ from typing import Final
 from scrapy.settings import BaseSettings
 
 from sitemap_spider.config_parsing import ConfigError, read_bool, read_number, read_strings, read_text
-from sitemap_spider.sitemaps.extensions import news_language
+from sitemap_spider.sitemaps import news_language
 
 _HOST: Final = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?::[0-9]{1,5})?")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitemap_spider.sitemaps.exporter import EXTENSIONS_DROPPED_STAT, OVER_LIMIT_STAT
+from sitemap_spider.sitemaps import EXTENSIONS_DROPPED_STAT, OVER_LIMIT_STAT
 
 # --- the published set ----------------------------------------------------------
 #: Entries the pipeline took (valid, before duplicates are dropped).
@@ -28,7 +28,7 @@ FEED_EXTENSIONS_DROPPED: Final = EXTENSIONS_DROPPED_STAT
 #: Links to other origins met on the site's pages.
 LINKS_OFFSITE: Final = "sitemap/links/offsite"
 
-# --- what a publish changed, and IndexNow (sitemaps/changes.py, indexnow.py) ------
+# --- what a publish changed, and IndexNow (sitemaps/changes/compare.py, indexnow.py) ------
 #: ``sitemap/diff/added``, ``.../changed``, ``.../removed``: URLs since the set published before.
 DIFF: Final = "sitemap/diff/"
 #: Why the new set was not compared with a previous one ("first set", or why it was unreadable).
@@ -106,7 +106,7 @@ KEPT_TRANSIENT_ERROR: Final = "sitemap/kept/transient_error"
 #: Records written to the history when the set was published; why they could not be.
 HISTORY_RECORDS: Final = "sitemap/history/records"
 HISTORY_NOT_UPDATED: Final = "sitemap/history/not_updated"
-# --- rich sitemaps: hreflang, images, videos, news (crawl/enrich.py, sitemaps/hreflang.py) ---
+# --- rich sitemaps: hreflang, images, videos, news (crawl/enrich.py, sitemaps/xml/hreflang.py) ---
 #: ``sitemap/hreflang/<reason>``: alternates not written (not_reciprocal, target_not_listed,
 #: bad_hreflang, duplicate_hreflang), and those on other hosts written unchecked (unchecked).
 HREFLANG: Final = "sitemap/hreflang/"

@@ -1,7 +1,7 @@
 """Independent checks of published sitemaps, for every test that produces some.
 
 Validation here loads the XSDs straight from the package folder with lxml and parses whole
-documents (not the product's streaming validate.py), and reading back uses Scrapy's own
+documents (not the product's streaming sitemaps/xml/validate.py), and reading back uses Scrapy's own
 sitemap reader, so a bug in the product's code cannot hide itself.
 """
 

@@ -1,4 +1,4 @@
-"""What a publish changed since the previous set (sitemaps/changes.py, previous.py), through SitemapSetBuilder."""
+"""What a publish changed since the previous set (sitemaps/changes/compare.py and previous.py), through SitemapSetBuilder."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.sitemaps.changes import FIRST_SET, SetChanges, lastmod_moved
+from sitemap_spider.sitemaps.changes.compare import FIRST_SET, SetChanges, lastmod_moved
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/"

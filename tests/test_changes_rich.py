@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.sitemaps.changes import SetChanges, lastmod_moved
+from sitemap_spider.sitemaps.changes.compare import SetChanges, lastmod_moved
 from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/"

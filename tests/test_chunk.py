@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/chunk.py: the fast paths give what the general path gives."""
+"""Tests of sitemap_spider/sitemaps/ingest/chunk.py: the fast paths give what the general path gives."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_spider.sitemaps import chunk
-from sitemap_spider.sitemaps.chunk import _BLOCK_LINES, encode_chunk
-from sitemap_spider.sitemaps.entry_lines import decode_fields, digest_line, encode_fields
+from sitemap_spider.sitemaps.ingest import chunk
+from sitemap_spider.sitemaps.ingest.chunk import _BLOCK_LINES, encode_chunk
+from sitemap_spider.sitemaps.runs.lines import decode_fields, digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.inputs import READERS, to_fields
-from sitemap_spider.sitemaps.iri import normal_fields
+from sitemap_spider.sitemaps.ingest.inputs import READERS, to_fields
+from sitemap_spider.sitemaps.ingest.iri import normal_fields
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 from sitemap_spider.sitemaps.rules import check_fields
-from sitemap_spider.sitemaps.runs import sort_into_run
-from sitemap_spider.sitemaps.xml import is_verbatim
+from sitemap_spider.sitemaps.runs.run_files import sort_into_run
+from sitemap_spider.sitemaps.xml.elements import is_verbatim
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://www.example.com/"
@@ -392,7 +392,7 @@ def test_plain_text_blocks_of_one_site_and_odd_lines_in_them() -> None:
 def test_a_workers_digest_run_holds_the_sorted_digest_lines_of_its_chunk(tmp_path: Path) -> None:
     # Sorted bare and written with digest_line's prefix: the lines the builder's own sorter
     # would hold, in its order, also for digests that sort below the prefix ("!") or are empty.
-    from sitemap_spider.sitemaps.ingest import parse_chunk
+    from sitemap_spider.sitemaps.ingest.feed import parse_chunk
 
     digests = ["b7", "!low", "", "a", "b7", "zz", "+plus", "a0"]
     raw = b"".join(crawl_line(f"https://example.com/p{n}", digest=d) + b"\n" for n, d in enumerate(digests))

@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/dedupe.py: finding the digests that several pages share."""
+"""Tests of sitemap_spider/sitemaps/runs/dedupe.py: finding the digests that several pages share."""
 
 from __future__ import annotations
 
@@ -11,12 +11,18 @@ from typing import Any
 
 import pytest
 
-from sitemap_spider.sitemaps import dedupe
-from sitemap_spider.sitemaps.dedupe import read_lines, repeated_digests, repeated_digests_in, split_key, unique_lines_and_shared
-from sitemap_spider.sitemaps.entry_lines import digest_line
-from sitemap_spider.sitemaps.entry_lines import encode_fields
-from sitemap_spider.sitemaps.runs import sort_into_run
-from sitemap_spider.sitemaps.sorting import LineSorter
+from sitemap_spider.sitemaps.runs import dedupe
+from sitemap_spider.sitemaps.runs.dedupe import (
+    read_lines,
+    repeated_digests,
+    repeated_digests_in,
+    split_key,
+    unique_lines_and_shared,
+)
+from sitemap_spider.sitemaps.runs.lines import digest_line
+from sitemap_spider.sitemaps.runs.lines import encode_fields
+from sitemap_spider.sitemaps.runs.run_files import sort_into_run
+from sitemap_spider.sitemaps.runs.sorting import LineSorter
 
 
 def digest_lines(count: int, seed: int) -> list[str]:

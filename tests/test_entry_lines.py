@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/entry_lines.py: an entry as one line and back.
+"""Tests of sitemap_spider/sitemaps/runs/lines.py: an entry as one line and back.
 
 That a field with a tab or a newline is refused is tested through the sorter in test_sorting.py.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import (
+from sitemap_spider.sitemaps.runs.lines import (
     FirstOfEach,
     decode_entry,
     digest_line,

@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/exporter.py: the ``sitemap`` feed exporter."""
+"""Tests of sitemap_spider/sitemaps/shards/exporter.py: the ``sitemap`` feed exporter."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import scrapy
 import sitemap_spider
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.exporter import SitemapItemExporter
+from sitemap_spider.sitemaps.shards.exporter import SitemapItemExporter
 from sitemap_spider.sitemaps.item_entries import format_lastmod
 from tests.sitemap_check import read_urls, read_urlset
 
@@ -108,7 +108,7 @@ def test_invalid_items_are_logged_and_skipped(caplog: pytest.LogCaptureFixture) 
         "https://example.com/just-a-string",
         Page("https://example.com/good-too"),
     ]
-    with caplog.at_level(logging.WARNING, logger="sitemap_spider.sitemaps.exporter"):
+    with caplog.at_level(logging.WARNING, logger="sitemap_spider.sitemaps.shards.exporter"):
         data, exporter = export(items)
     assert [url["loc"] for url in read_urls(data, "export")] == [
         "https://example.com/good",
@@ -170,7 +170,7 @@ def test_scrapy_feed_export_uses_the_exporter(tmp_path: Path) -> None:
                 yield {"loc": "broken"}
 
         process = CrawlerProcess(settings={
-            "FEED_EXPORTERS": {"sitemap": "sitemap_spider.sitemaps.exporter.SitemapItemExporter"},
+            "FEED_EXPORTERS": {"sitemap": "sitemap_spider.sitemaps.shards.exporter.SitemapItemExporter"},
             "FEEDS": {sys.argv[1]: {"format": "sitemap"}},
             "LOG_LEVEL": "WARNING",
         })

@@ -1,5 +1,5 @@
-"""Extension data of entries (sitemaps/extensions.py), and sets that carry it: the files written,
-their namespaces, the limits, validation and stability (sitemaps/rich_loop.py, writer.py)."""
+"""Extension data of entries (sitemaps/xml/extensions.py), and sets that carry it: the files written,
+their namespaces, the limits, validation and stability (sitemaps/shards/rich_loop.py, writer.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sitemap_check import file_bytes, read_sitemap_set
 
 from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry, Video
 from sitemap_spider.sitemaps.errors import InvalidEntryError, SitemapValidationError
-from sitemap_spider.sitemaps.extensions import (
+from sitemap_spider.sitemaps.xml.extensions import (
     clean_alternates,
     extension_record,
     missing_video_field,
@@ -23,8 +23,8 @@ from sitemap_spider.sitemaps.extensions import (
     xml_text,
 )
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
-from sitemap_spider.sitemaps.validate import validate_file
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.xml.validate import validate_file
 
 BASE = "https://www.example.com/"
 NOW = datetime.now(UTC).replace(microsecond=0)

@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/files.py: the reproducible gzip layer at its slice edges.
+"""Tests of sitemap_spider/sitemaps/shards/files.py: the reproducible gzip layer at its slice edges.
 
 That a ShardWriter compressing as it writes gives the same bytes is tested in test_writer.py.
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.sitemaps.files import _COMPRESS_BLOCK, gzip_file, write_document
+from sitemap_spider.sitemaps.shards.files import _COMPRESS_BLOCK, gzip_file, write_document
 from tests.sitemap_check import check_gzip
 
 SLICE = _COMPRESS_BLOCK  # every file is deflated in slices of this size

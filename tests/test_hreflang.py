@@ -1,4 +1,4 @@
-"""hreflang clusters (sitemaps/hreflang.py): only reciprocal alternates are written, each page of
+"""hreflang clusters (sitemaps/xml/hreflang.py): only reciprocal alternates are written, each page of
 a cluster names every member and itself, and every other alternate is reported with its reason."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from sitemap_check import file_bytes, read_sitemap_set
 
 from sitemap_spider.sitemaps.entry import Alternate, RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 
 BASE = "https://www.example.com/"
 _LINK = re.compile(r'<xhtml:link rel="alternate" hreflang="([^"]+)" href="([^"]+)"/>')

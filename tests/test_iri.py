@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/iri.py: IRIs and spaces take the crawl's normal form, nothing else changes."""
+"""Tests of sitemap_spider/sitemaps/ingest/iri.py: IRIs and spaces take the crawl's normal form, nothing else changes."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_spider.sitemaps.iri import encode_iris, normal_fields, normal_loc
-from sitemap_spider.sitemaps.plain_values import plain_locs
+from sitemap_spider.sitemaps.ingest.iri import encode_iris, normal_fields, normal_loc
+from sitemap_spider.sitemaps.ingest.plain_values import plain_locs
 from sitemap_spider.sitemaps.urls import normalize_url
 from sitemap_spider.sitemaps.rules import check_loc
 

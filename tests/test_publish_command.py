@@ -17,7 +17,7 @@ from sitemap_check import read_sitemap_set
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://www.example.com/"
@@ -407,8 +407,8 @@ def test_shards_compressed_after_writing_are_the_bytes_a_gzip_writer_makes(tmp_p
     # Publishing writes plain shards and gzips them afterwards, from the bytes read back in one
     # write (files.write_document) or, past 8 MiB, from the file (files.gzip_file); the
     # published bytes must stay those of a ShardWriter that compresses as it writes.
-    from sitemap_spider.sitemaps.files import gzip_file, write_document
-    from sitemap_spider.sitemaps.writer import ShardWriter
+    from sitemap_spider.sitemaps.shards.files import gzip_file, write_document
+    from sitemap_spider.sitemaps.shards.writer import ShardWriter
 
     entries = [SitemapEntry(f"{BASE}p/{i:07d}?q={i * 7919}", lastmod="2024-05-01") for i in range(60_000)]
     for name, compress in (("gz", True), ("plain", False)):
@@ -469,7 +469,7 @@ def test_chunks_of_long_lines_are_cut_by_bytes_not_only_by_lines(
 ) -> None:
     # A worker holds about three times its chunk: with the longest URLs, chunks of
     # SITEMAP_SORT_RUN_SIZE lines took 665 MB. Chunks stop at MAX_CHUNK_BYTES (and a line end).
-    from sitemap_spider.sitemaps import ingest
+    from sitemap_spider.sitemaps.ingest import feed as ingest
 
     monkeypatch.setattr(ingest, "MAX_CHUNK_BYTES", 64 * 1024)
     # More than the 1 MiB read first to measure the lines, so that it is cut too.

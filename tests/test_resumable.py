@@ -14,7 +14,7 @@ import pytest
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.report_counts import count_problems

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
-from sitemap_spider.sitemaps.exporter import SitemapItemExporter
+from sitemap_spider.sitemaps.shards.exporter import SitemapItemExporter
 from tests.crawl_fixtures import run_crawl
 from tests.site_rich import SETTINGS, build_rich_site
 from tests.site_server import SiteServer

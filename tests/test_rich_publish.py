@@ -11,9 +11,9 @@ from sitemap_check import read_sitemap_set
 from test_publish_command import BASE, publish, snapshot, write_lines
 
 from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry, Video
-from sitemap_spider.sitemaps.extensions import extension_record
+from sitemap_spider.sitemaps.xml.extensions import extension_record
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 
 
 def entries() -> list[SitemapEntry]:

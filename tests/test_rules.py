@@ -13,7 +13,7 @@ import pytest
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.rules import check_entry, parse_lastmod
-from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
+from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN, url_element
 from tests.sitemap_check import read_urls
 
 

@@ -456,7 +456,7 @@ activate_egg(egg)
 
 import sitemap_spider
 from sitemap_spider.sitemaps.errors import SitemapValidationError
-from sitemap_spider.sitemaps.validate import validate_file
+from sitemap_spider.sitemaps.xml.validate import validate_file
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 (work / "urlset.xml").write_text(

@@ -1,4 +1,4 @@
-"""End-to-end tests of sitemap_spider/sitemaps/set_builder.py through SitemapSetBuilder."""
+"""End-to-end tests of sitemap_spider/sitemaps/shards/set_builder.py through SitemapSetBuilder."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.sitemaps import writer as writer_module
+from sitemap_spider.sitemaps.shards import writer as writer_module
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import (
     EmptySitemapError,
@@ -17,7 +17,7 @@ from sitemap_spider.sitemaps.errors import (
     TooManyShardsError,
 )
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.shards.set_builder import PublishResult, SitemapSetBuilder
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/sitemaps/"
@@ -271,7 +271,7 @@ def test_shared_digests_found_by_a_set_or_a_second_pass_give_the_same_set(
 ) -> None:
     # Few pages sharing content: a set of their digests while writing. Too many for the set
     # (MAX_SHARED_DIGESTS): a second pass over the unique lines. The same set either way.
-    from sitemap_spider.sitemaps import dedupe
+    from sitemap_spider.sitemaps.runs import dedupe
 
     entries = content_site(3000)
     results = {}
@@ -297,7 +297,8 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
     # 20 digests that two pages share. With room for fewer than 420 repeated digests, the
     # unique lines are read twice and the 20 shared ones found exactly; with room for fewer
     # than 20, the bounded-memory pass. The same set, the same counts, every way.
-    from sitemap_spider.sitemaps import dedupe, shard_loop
+    from sitemap_spider.sitemaps.runs import dedupe
+    from sitemap_spider.sitemaps.shards import shard_loop
 
     entries = [SitemapEntry(f"https://example.com/twice/{n}", content_digest=f"own-{n}") for n in range(400)]
     entries += entries[::-1]
@@ -336,9 +337,9 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
 def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -> None:
     # scrapy publish's workers hand over sorted runs, with the sorted digest lines of their
     # entries; a run without its digest lines is still deduplicated (by the unique pass).
-    from sitemap_spider.sitemaps.entry_lines import digest_line
-    from sitemap_spider.sitemaps.entry_lines import encode_entry
-    from sitemap_spider.sitemaps.runs import sort_into_run
+    from sitemap_spider.sitemaps.runs.lines import digest_line
+    from sitemap_spider.sitemaps.runs.lines import encode_entry
+    from sitemap_spider.sitemaps.runs.run_files import sort_into_run
 
     entries = content_site(2000)
     expected_set = build_snapshot(tmp_path / "direct", entries)
@@ -387,7 +388,7 @@ def test_a_shard_that_fails_validation_in_a_worker_publishes_nothing(
     before = snapshot(tmp_path)
     # A <url> line the schema refuses, as a serializer bug would write it.
     monkeypatch.setattr(
-        "sitemap_spider.sitemaps.shard_loop.url_lines", lambda locs, *_, **__: ["<url><loc>bad</loc></url>\n"] * len(locs)
+        "sitemap_spider.sitemaps.shards.shard_loop.url_lines", lambda locs, *_, **__: ["<url><loc>bad</loc></url>\n"] * len(locs)
     )
     options = OutputOptions(tmp_path, BASE, max_urls=5)
     with ProcessPoolExecutor(max_workers=2) as pool:
@@ -405,7 +406,7 @@ def test_shards_too_big_for_a_tree_are_compressed_and_validated_from_their_files
 ) -> None:
     entries = site(300)
     build(OutputOptions(tmp_path / "trees", BASE, max_urls=100, gzip=gzip), entries)
-    monkeypatch.setattr("sitemap_spider.sitemaps.finisher.TREE_VALIDATION_MAX_BYTES", 1000)
+    monkeypatch.setattr("sitemap_spider.sitemaps.shards.finisher.TREE_VALIDATION_MAX_BYTES", 1000)
     build(OutputOptions(tmp_path / "files", BASE, max_urls=100, gzip=gzip), entries)
     assert snapshot(tmp_path / "files") == snapshot(tmp_path / "trees")
     assert len(read_sitemap_set(tmp_path / "files", BASE)) == len(expected(entries))
@@ -418,7 +419,7 @@ def test_a_verbatim_set_is_written_as_a_checked_one(
     # Locs with nothing to escape and lastmods with seconds skip the publishing loop's looks
     # for them (xml.is_verbatim); told that no entry qualifies, the builder has the loop look.
     # Repeated locs, pages sharing content, changefreq and priority: the same bytes.
-    from sitemap_spider.sitemaps import set_builder as publish_module
+    from sitemap_spider.sitemaps.shards import set_builder as publish_module
 
     entries = [
         replace(entry, loc=entry.loc.replace("&", "-").replace("'", "")) for entry in site(900) + content_site(600)

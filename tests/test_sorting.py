@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/sorting.py: external sort, de-duplication, cleanup."""
+"""Tests of sitemap_spider/sitemaps/runs/sorting.py: external sort, de-duplication, cleanup."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.sitemaps import sorting
+from sitemap_spider.sitemaps.runs import sorting
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError, SitemapError
-from sitemap_spider.sitemaps.sorting import ExternalSorter, LineSorter
+from sitemap_spider.sitemaps.runs.sorting import ExternalSorter, LineSorter
 
 
 def entries(count: int) -> list[SitemapEntry]:

@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/storage.py: staging, atomic publish, stale shards."""
+"""Tests of sitemap_spider/sitemaps/shards/storage.py: staging, atomic publish, stale shards."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import SitemapError, SitemapValidationError
-from sitemap_spider.sitemaps.storage import SitemapStorage
-from sitemap_spider.sitemaps.validate import validate_file
-from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter, write_index
+from sitemap_spider.sitemaps.shards.storage import SitemapStorage
+from sitemap_spider.sitemaps.xml.validate import validate_file
+from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter, write_index
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.sitemaps.names import STAGING_PREFIX
-from sitemap_spider.sitemaps.storage import SitemapStorage
+from sitemap_spider.sitemaps.shards.storage import SitemapStorage
 from tests.crawl_fixtures import RunningSite, run_crawl
 from tests.sitemap_check import read_sitemap_set
 

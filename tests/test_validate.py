@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/validate.py: XSD validation, limits, streaming."""
+"""Tests of sitemap_spider/sitemaps/xml/validate.py: XSD validation, limits, streaming."""
 
 from __future__ import annotations
 
@@ -13,8 +13,13 @@ import pytest
 
 import sitemap_spider
 from sitemap_spider.sitemaps.errors import SitemapValidationError
-from sitemap_spider.sitemaps.validate import MAX_CHILDREN, MAX_UNCOMPRESSED_BYTES, validate_file
-from sitemap_spider.sitemaps.xml import SITEMAPINDEX_CLOSE, SITEMAPINDEX_OPEN, URLSET_CLOSE, URLSET_OPEN
+from sitemap_spider.sitemaps.xml.validate import MAX_CHILDREN, MAX_UNCOMPRESSED_BYTES, validate_file
+from sitemap_spider.sitemaps.xml.elements import (
+    SITEMAPINDEX_CLOSE,
+    SITEMAPINDEX_OPEN,
+    URLSET_CLOSE,
+    URLSET_OPEN,
+)
 
 URL = b"<url><loc>https://example.com/%d</loc></url>\n"
 PROJECT_ROOT = Path(sitemap_spider.__file__).parent.parent
@@ -154,8 +159,8 @@ def test_memory_stays_small_on_a_50_mib_file(tmp_path: Path) -> None:
         """
         import resource, sys
         from pathlib import Path
-        from sitemap_spider.sitemaps.validate import validate_file
-        from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN
+        from sitemap_spider.sitemaps.xml.validate import validate_file
+        from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN
         path = Path(sys.argv[1])
         line = b"<url><loc>https://example.com/%05d" + b"a" * 1000 + b"</loc></url>\\n"
         with open(path, "wb") as out:
@@ -194,7 +199,7 @@ def test_schemas_load_from_a_zipped_package(tmp_path: Path) -> None:
         """
         import sys
         sys.path.insert(0, sys.argv[1])
-        from sitemap_spider.sitemaps import validate
+        from sitemap_spider.sitemaps.xml import validate
         assert validate.__file__.startswith(sys.argv[1]), validate.__file__
         print(validate.validate_file(__import__("pathlib").Path(sys.argv[2])))
         """
@@ -210,7 +215,7 @@ def test_schemas_load_from_a_zipped_package(tmp_path: Path) -> None:
 
 
 def test_a_document_in_memory() -> None:
-    from sitemap_spider.sitemaps.validate import validate_document
+    from sitemap_spider.sitemaps.xml.validate import validate_document
 
     assert validate_document(urlset(3), "s.xml") == 3
     # Comments, processing instructions and blank text are no children.

@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/writer.py: rotation at the limits, gzip, index."""
+"""Tests of sitemap_spider/sitemaps/shards/writer.py: rotation at the limits, gzip, index."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import pytest
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import EmptySitemapError, InvalidEntryError, TooManyShardsError
 from sitemap_spider.sitemaps.names import shard_name
-from sitemap_spider.sitemaps.files import _COMPRESS_BLOCK, gzip_file, write_document
-from sitemap_spider.sitemaps.writer import (
+from sitemap_spider.sitemaps.shards.files import _COMPRESS_BLOCK, gzip_file, write_document
+from sitemap_spider.sitemaps.shards.writer import (
     MAX_SITEMAPS_PER_INDEX,
     ShardInfo,
     ShardWriter,
     write_index,
 )
-from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element, url_line
+from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN, url_element, url_line
 from tests.sitemap_check import assert_valid, check_gzip, file_bytes, read_urls, read_urlset
 
 FRAME = len(URLSET_OPEN) + len(URLSET_CLOSE)
@@ -217,7 +217,7 @@ def test_write_index_refuses_empty_and_too_many(tmp_path: Path) -> None:
 
 
 def test_too_many_shards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sitemap_spider.sitemaps import writer as writer_module
+    from sitemap_spider.sitemaps.shards import writer as writer_module
 
     monkeypatch.setattr(writer_module, "MAX_SITEMAPS_PER_INDEX", 3)
     writer = ShardWriter(tmp_path, max_urls=2, max_bytes=52_428_800, gzip=False)
@@ -301,6 +301,6 @@ def test_lines_written_in_lists_make_the_shards_of_entries_written_one_by_one(
     ],
 )
 def test_newest_lastmod(lastmods: list[str], newest: str | None) -> None:
-    from sitemap_spider.sitemaps.writer import newest_lastmod
+    from sitemap_spider.sitemaps.shards.writer import newest_lastmod
 
     assert newest_lastmod(lastmods) == newest

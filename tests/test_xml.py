@@ -1,4 +1,4 @@
-"""Tests of sitemap_spider/sitemaps/xml.py: escaping, formatting, elements, and reading a <url> line back
+"""Tests of sitemap_spider/sitemaps/xml/elements.py: escaping, formatting, elements, and reading a <url> line back
 (the entry checks: test_rules.py; the property tests here write what the rules accept)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.entry_lines import Extras
+from sitemap_spider.sitemaps.runs.lines import Extras
 from sitemap_spider.sitemaps.rules import check_entry, parse_lastmod
-from sitemap_spider.sitemaps.xml import (
+from sitemap_spider.sitemaps.xml.elements import (
     SITEMAPINDEX_CLOSE,
     SITEMAPINDEX_OPEN,
     URLSET_CLOSE,

@@ -18,9 +18,7 @@ from typing import Final
 from sitemap_spider.checking.findings import RULES, Finding, FindingLog, Severity
 from sitemap_spider.checking.session import Session
 from sitemap_spider.checking.traps import Traps, find_traps
-from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.urls import normalize_url, origin_of
-from sitemap_spider.sitemaps.rules import parse_lastmod
+from sitemap_spider.sitemaps import InvalidEntryError, normalize_url, origin_of, parse_lastmod
 
 #: How the crawl's reasons for leaving a URL out read as findings on a listed URL.
 _REASON_RULES: Final = {

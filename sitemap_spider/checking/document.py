@@ -15,7 +15,7 @@ from typing import BinaryIO, Final
 from sitemap_spider.checking.context import Context, Document, Sink
 from sitemap_spider.checking.reader import BadGzip, BoundedReader, TooLarge
 from sitemap_spider.checking.xml_walk import walk_xml
-from sitemap_spider.sitemaps.limits import MAX_URLS_PER_SITEMAP
+from sitemap_spider.sitemaps import MAX_URLS_PER_SITEMAP
 
 _HEAD: Final = 4096
 #: A line of a text sitemap longer than this is not a URL: reading stops (a URL has at most 2,048).

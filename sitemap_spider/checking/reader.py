@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from typing import BinaryIO, Final
 
-from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP
+from sitemap_spider.sitemaps import MAX_BYTES_PER_SITEMAP
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
 _BLOCK: Final = 64 * 1024

@@ -3,10 +3,10 @@
 urlset and sitemapindex admit elements of other namespaces with strict processing, so a
 file using ``<image:image>`` validates only against a schema set that knows the image XSD.
 Both are the official schemas only: an ``xsd`` finding is a violation of them. (The files the
-crawl writes are held to a stricter schema for xhtml:link, sitemaps/validate.py's, which is
+crawl writes are held to a stricter schema for xhtml:link, sitemaps/xml/validate.py's, which is
 ours; other people's sitemaps are not: what search engines ignore in a link is a warning of
 links.py, not an XSD error.) The imports are answered from the package by the resolver of
-sitemaps/schema_files.py, the one the crawl's own validation uses: nothing is fetched from
+sitemaps/xml/schema_files.py, the one the crawl's own validation uses: nothing is fetched from
 the network.
 """
 
@@ -18,7 +18,7 @@ from typing import Final
 # lxml ships no type information (lxml-stubs is not a dependency of the project).
 from lxml import etree  # type: ignore[import-untyped]
 
-from sitemap_spider.sitemaps.schema_files import parse_schema
+from sitemap_spider.sitemaps import parse_schema
 
 # namespace -> schema file of the package
 EXTENSION_SCHEMAS: Final = {

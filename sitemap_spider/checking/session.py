@@ -17,7 +17,7 @@ from typing import BinaryIO, Final
 from sitemap_spider.checking.context import Document
 from sitemap_spider.checking.document import check_document
 from sitemap_spider.checking.findings import Finding, FindingLog
-from sitemap_spider.sitemaps.urls import normalize_url, origin_of
+from sitemap_spider.sitemaps import normalize_url, origin_of
 
 #: How many index levels below an input are read (the protocol allows one: index -> sitemaps).
 DEFAULT_MAX_DEPTH: Final = 3

@@ -1,7 +1,7 @@
 """Pure checks of the values of one ``<url>`` (or ``<sitemap>``): loc, lastmod, changefreq, priority.
 
 Each returns the problems found as ``(rule, detail)`` pairs, an empty list when the value is
-fine. The writer's own checks (sitemaps/xml.py) decide what is valid; these only say which
+fine. The writer's own checks (sitemaps/xml/elements.py) decide what is valid; these only say which
 rule a refused value breaks, so that a report names the cause rather than the XSD's symptom.
 """
 
@@ -12,10 +12,16 @@ from datetime import datetime, timedelta
 from typing import Final
 from urllib.parse import urlsplit
 
-from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
-from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments
-from sitemap_spider.sitemaps.rules import CHANGEFREQ_VALUES, CHANGEFREQS, check_loc, parse_lastmod
+from sitemap_spider.sitemaps import (
+    CHANGEFREQS,
+    CHANGEFREQ_VALUES,
+    MAX_LOC_LENGTH,
+    InvalidEntryError,
+    check_loc,
+    normalize_url,
+    parse_lastmod,
+    remove_dot_segments,
+)
 
 Problem = tuple[str, str]
 

@@ -24,8 +24,7 @@ from sitemap_spider.checking.schemas import sitemapindex_schema, urlset_schema
 from sitemap_spider.checking.tail_count import count_start_tags, start_tag, unparsed_tail
 from sitemap_spider.checking.values import changefreq_problems, lastmod_problems, priority_problems
 from sitemap_spider.checking.xsd_messages import PREFIXES, describe
-from sitemap_spider.sitemaps.limits import MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
-from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE
+from sitemap_spider.sitemaps import MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP, SITEMAP_NAMESPACE
 
 #: The prolog (XML declaration, comments, processing instructions) read before the root.
 MAX_PROLOG: Final = 64 * 1024

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE
+from sitemap_spider.sitemaps import SITEMAP_NAMESPACE
 
 PREFIXES: Final = {
     SITEMAP_NAMESPACE: "",

@@ -34,7 +34,7 @@ from sitemap_spider.commands.validate_spider import ValidateSpider
 from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
 from sitemap_spider.crawl.spider import SitemapSpider
 from sitemap_spider.modes.collecting import CollectingMode
-from sitemap_spider.sitemaps.urls import origin_of
+from sitemap_spider.sitemaps import origin_of
 
 if TYPE_CHECKING:
     import argparse

@@ -24,11 +24,21 @@ from scrapy.utils.log import configure_logging
 
 from sitemap_spider.config import ConfigError, SitemapConfig, apply_defaults
 from sitemap_spider.indexnow import submit_in_thread
-from sitemap_spider.sitemaps.errors import EmptySitemapError, SitemapError, describe_write_error
-from sitemap_spider.sitemaps.ingest import BATCH_FORMATS, Ingest, Tally, ingest_chunks
-from sitemap_spider.sitemaps.inputs import FORMATS, BadInput, open_input, read_records
-from sitemap_spider.sitemaps.names import INDEX_NAME
-from sitemap_spider.sitemaps.set_builder import PublishResult
+from sitemap_spider.sitemaps import (
+    BATCH_FORMATS,
+    FORMATS,
+    INDEX_NAME,
+    BadInput,
+    EmptySitemapError,
+    Ingest,
+    PublishResult,
+    SitemapError,
+    Tally,
+    describe_write_error,
+    ingest_chunks,
+    open_input,
+    read_records,
+)
 
 if TYPE_CHECKING:
     import argparse

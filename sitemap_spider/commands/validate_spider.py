@@ -26,8 +26,7 @@ from twisted.python.failure import Failure
 from sitemap_spider import default_settings, request_meta
 from sitemap_spider.checking.session import Session, Target
 from sitemap_spider.crawl.middlewares import RecordingRobotsTxtMiddleware
-from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP
-from sitemap_spider.sitemaps.urls import origin_of
+from sitemap_spider.sitemaps import MAX_BYTES_PER_SITEMAP, origin_of
 
 #: Foreign hosts whose robots.txt is read for the cross-submission rule.
 MAX_ROBOTS_HOSTS: Final = 20

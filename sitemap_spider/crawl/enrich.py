@@ -3,7 +3,7 @@
 The spider asks once per listed page; with every feature off, or a page that has none of
 them, the page is listed as a plain SitemapEntry. What cannot be written (a video without a
 title, an article without a language) is counted and reported here; alternates are checked
-when the set is published (sitemaps/hreflang.py), where reciprocity is known.
+when the set is published (sitemaps/xml/hreflang.py), where reciprocity is known.
 """
 
 from __future__ import annotations
@@ -33,17 +33,20 @@ from sitemap_spider.crawl.structured import (
 from sitemap_spider.crawl.urls import Site
 from sitemap_spider.history.record import EXTENSIONS_UNKNOWN
 from sitemap_spider.rich_config import RichConfig
-from sitemap_spider.sitemaps.entry import Alternate, News, Video
-from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.extensions import (
+from sitemap_spider.sitemaps import (
     MAX_IMAGES,
     MAX_VIDEO_DURATION,
+    Alternate,
+    InvalidEntryError,
+    News,
+    Video,
+    check_loc,
     missing_video_field,
     news_language,
+    normalize_url,
+    parse_lastmod,
     rich_fields,
 )
-from sitemap_spider.sitemaps.urls import normalize_url
-from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
 
 #: Told of what a page has that cannot be written: (kind, reason, page, detail).
 Problem = Callable[[str, str, str, str], None]

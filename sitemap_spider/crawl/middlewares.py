@@ -24,7 +24,7 @@ from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from sitemap_spider import request_meta as meta
-from sitemap_spider.sitemaps.urls import normalize_url
+from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

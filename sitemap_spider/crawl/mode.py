@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from sitemap_spider.crawl.report import CrawlReport
     from sitemap_spider.history.record import PageRecord
     from sitemap_spider.history.store import HistoryStore
-    from sitemap_spider.sitemaps.entry import SitemapEntry
+    from sitemap_spider.sitemaps import SitemapEntry
 
 #: How the spider turns a URL another process handed over into a request: (url, skip reason).
 MakeRequest = Callable[[str, "str | None"], "Request"]

@@ -22,7 +22,7 @@ from sitemap_spider import stats as keys
 from sitemap_spider.crawl.dates import Evidence, Prior, choose_lastmod, metadata_date, parse_http_date
 from sitemap_spider.crawl.fingerprint import content_fingerprint, same_content
 from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, PageRecord, exclusion, pack_links
-from sitemap_spider.sitemaps.extensions import fields_json
+from sitemap_spider.sitemaps import fields_json
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from sitemap_spider.crawl.report import CrawlReport
     from sitemap_spider.history.record import Outcome
     from sitemap_spider.history.store import HistoryStore
-    from sitemap_spider.sitemaps.entry import SitemapEntry
+    from sitemap_spider.sitemaps import SitemapEntry
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from twisted.internet.error import TimeoutError as TwistedTimeoutError
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.report import FINDING_FIELDS, write_html
 from sitemap_spider.report.files import remove_stale, replacing, stale_partial
-from sitemap_spider.sitemaps.changes import KINDS, SetChanges
+from sitemap_spider.sitemaps import KINDS, SetChanges
 from sitemap_spider.stats import EXCLUDED as EXCLUDED_PREFIX
 
 #: Said in the report when alternates on other hosts were written: nothing here could check them.

@@ -40,9 +40,7 @@ from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.renderer import Pending
 from sitemap_spider.render.spider_side import RenderingMixin
-from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
-from sitemap_spider.sitemaps.limits import MAX_LOC_LENGTH
-from sitemap_spider.sitemaps.urls import normalize_url
+from sitemap_spider.sitemaps import MAX_LOC_LENGTH, RichEntry, SitemapEntry, normalize_url
 
 logger = logging.getLogger(__name__)
 

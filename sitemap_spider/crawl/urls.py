@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from sitemap_spider.sitemaps.urls import origin_of
+from sitemap_spider.sitemaps import origin_of
 
 
 def repeated_segment_count(url: str) -> int:

@@ -37,7 +37,7 @@ from sitemap_spider.history.store import HistoryStore, Staging
 from sitemap_spider.modes.held import HeldRequests
 from sitemap_spider.modes.schedulers import SpillScheduler
 from sitemap_spider.crawl_end import SetPublisher
-from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps import InvalidEntryError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from sitemap_spider.crawl.mode import MakeRequest
     from sitemap_spider.crawl.report import ExclusionStore
     from sitemap_spider.history.record import PageRecord
-    from sitemap_spider.sitemaps.entry import SitemapEntry
+    from sitemap_spider.sitemaps import SitemapEntry
 
 logger = logging.getLogger(__name__)
 

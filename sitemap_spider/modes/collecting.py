@@ -18,7 +18,7 @@ from scrapy import signals
 from sitemap_spider import stats as keys
 from sitemap_spider.config import ConfigError
 from sitemap_spider.modes.base import CrawlMode
-from sitemap_spider.sitemaps.urls import normalize_url
+from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from sitemap_spider.config import SitemapConfig
     from sitemap_spider.crawl.report import ExclusionStore
-    from sitemap_spider.sitemaps.entry import SitemapEntry
+    from sitemap_spider.sitemaps import SitemapEntry
 
 logger = logging.getLogger(__name__)
 

@@ -15,8 +15,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.schedulers import StateScheduler
 from sitemap_spider.modes.state import CrawlState
-from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.rules import check_entry
+from sitemap_spider.sitemaps import SitemapEntry, check_entry
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -24,7 +24,7 @@ from scrapy.utils.request import request_from_dict
 from sitemap_spider import request_meta as meta
 from sitemap_spider.config import SitemapConfig
 from sitemap_spider.modes.state import CrawlState
-from sitemap_spider.sitemaps.storage import process_alive
+from sitemap_spider.sitemaps import process_alive
 
 if TYPE_CHECKING:
     from typing import Self

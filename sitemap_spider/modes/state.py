@@ -19,8 +19,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from sitemap_spider.history.record import PageRecord
-from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_form import ROW_COLUMNS, entry_of_row, entry_row
+from sitemap_spider.sitemaps import ROW_COLUMNS, SitemapEntry, entry_of_row, entry_row
 
 logger = logging.getLogger(__name__)
 

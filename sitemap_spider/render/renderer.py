@@ -19,7 +19,7 @@ from sitemap_spider.render.browser import INSTALL_HINT, Browser
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
 from sitemap_spider.render.ready import settle
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
-from sitemap_spider.sitemaps.urls import origin_of
+from sitemap_spider.sitemaps import origin_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 from parsel import Selector
 
 from sitemap_spider.render.scripts import adds_content
-from sitemap_spider.sitemaps.urls import normalize_url, origin_of
+from sitemap_spider.sitemaps import normalize_url, origin_of
 
 RENDER_MODES = ("never", "auto", "always")
 

@@ -18,7 +18,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
 from sitemap_spider.render.renderer import HANDED_OVER, PageReading, Renderer
-from sitemap_spider.sitemaps.urls import normalize_url
+from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from sitemap_spider.crawl.urls import Site
     from sitemap_spider.crawl.mode import Mode
     from sitemap_spider.render.browser import Browser
-    from sitemap_spider.sitemaps.entry import SitemapEntry
+    from sitemap_spider.sitemaps import SitemapEntry
 
 # What the link extractor below reads: its attributes, and the file types it leaves out.
 _LINK_ATTRIBUTES = ("href", "src")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.extensions import extensions_json, with_extensions_json
+from sitemap_spider.sitemaps.xml.extensions import extensions_json, with_extensions_json
 
 #: loc, lastmod, changefreq, priority, content_digest, the extension fields as JSON text (or None).
 EntryRow = tuple[str, str | None, str | None, float | None, str | None, str | None]

@@ -14,7 +14,7 @@ from itemadapter import ItemAdapter
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.extensions import with_extensions
+from sitemap_spider.sitemaps.xml.extensions import with_extensions
 from sitemap_spider.sitemaps.rules import check_entry
 
 

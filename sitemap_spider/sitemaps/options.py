@@ -8,7 +8,7 @@ from pathlib import Path
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.names import INDEX_NAME, SHARD_FILE_PATTERN, shard_name
 from sitemap_spider.sitemaps.rules import check_loc
-from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN
+from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,7 @@ from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.shared.connection import PatientRedis
 from sitemap_spider.modes.shared.scripts import register_scripts
-from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_form import entry_from_json, entry_to_json
+from sitemap_spider.sitemaps import SitemapEntry, entry_from_json, entry_to_json
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

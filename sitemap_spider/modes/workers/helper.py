@@ -17,8 +17,7 @@ from scrapy.exceptions import DontCloseSpider
 from sitemap_spider.crawl import report_facts as facts
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.handover import Workers
-from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_form import entry_row
+from sitemap_spider.sitemaps import SitemapEntry, entry_row
 
 if TYPE_CHECKING:
     import socket

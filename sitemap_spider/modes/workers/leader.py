@@ -21,7 +21,7 @@ from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
 from sitemap_spider.render.renderer import RENDER_PRIORITY
-from sitemap_spider.sitemaps.entry_form import entry_of_row
+from sitemap_spider.sitemaps import entry_of_row
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess

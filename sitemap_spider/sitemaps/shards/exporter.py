@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 
 from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.extensions import FIELDS
+from sitemap_spider.sitemaps.xml.extensions import FIELDS
 from sitemap_spider.sitemaps.item_entries import entry_from_item
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP, can_fit
-from sitemap_spider.sitemaps.xml import URLSET_CLOSE, URLSET_OPEN, url_element
+from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN, url_element
 
 logger = logging.getLogger(__name__)
 

@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Final
 
-from sitemap_spider.sitemaps.entry_lines import Extras, KeptBlock
-from sitemap_spider.sitemaps.extensions import prefixes_in
-from sitemap_spider.sitemaps.hreflang import LinkReader
-from sitemap_spider.sitemaps.writer import ShardWriter
+from sitemap_spider.sitemaps.runs.lines import Extras, KeptBlock
+from sitemap_spider.sitemaps.xml.extensions import prefixes_in
+from sitemap_spider.sitemaps.xml.hreflang import LinkReader
+from sitemap_spider.sitemaps.shards.writer import ShardWriter
 from sitemap_spider.sitemaps.rules import parse_lastmod
-from sitemap_spider.sitemaps.xml import url_line, with_extensions
+from sitemap_spider.sitemaps.xml.elements import url_line, with_extensions
 
 #: News files hold at most this many URLs (Google's news sitemap limit).
 MAX_NEWS_URLS: Final = 1000

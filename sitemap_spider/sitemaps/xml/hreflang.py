@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Final
 
 from sitemap_spider.sitemaps.entry import Alternate
-from sitemap_spider.sitemaps.extensions import NAMESPACES
-from sitemap_spider.sitemaps.runs import read_blocks, write_run
-from sitemap_spider.sitemaps.sorting import LineSorter
-from sitemap_spider.sitemaps.xml import escape
+from sitemap_spider.sitemaps.xml.extensions import NAMESPACES
+from sitemap_spider.sitemaps.runs.run_files import read_blocks, write_run
+from sitemap_spider.sitemaps.runs.sorting import LineSorter
+from sitemap_spider.sitemaps.xml.elements import escape
 
 #: Told of each alternate that is not written (page, href, hreflang, reason), and of each one
 #: written unchecked (reason ``unchecked``).

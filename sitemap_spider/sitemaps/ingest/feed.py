@@ -18,17 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from sitemap_spider.sitemaps.chunk import EncodedChunk, encode_chunk
+from sitemap_spider.sitemaps.ingest.chunk import EncodedChunk, encode_chunk
 from sitemap_spider.sitemaps.entry import RichEntry
-from sitemap_spider.sitemaps.entry_lines import DIGEST_LINE_PREFIX, Fields
+from sitemap_spider.sitemaps.runs.lines import DIGEST_LINE_PREFIX, Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.extensions import rich_fields
-from sitemap_spider.sitemaps.hreflang import HreflangListener
-from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, to_fields
-from sitemap_spider.sitemaps.iri import normal_fields
+from sitemap_spider.sitemaps.xml.extensions import rich_fields
+from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
+from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES, to_fields
+from sitemap_spider.sitemaps.ingest.iri import normal_fields
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.set_builder import PublishResult, SitemapSetBuilder
-from sitemap_spider.sitemaps.runs import sort_into_run, write_run
+from sitemap_spider.sitemaps.shards.set_builder import PublishResult, SitemapSetBuilder
+from sitemap_spider.sitemaps.runs.run_files import sort_into_run, write_run
 from sitemap_spider.sitemaps.urls import base_url_of
 from sitemap_spider.sitemaps.rules import check_fields
 
@@ -57,7 +57,7 @@ class Tally:
     bad: int = 0
     normalised: int = 0  # entries whose loc was taken in its normal form (iri.py: IRIs, spaces)
     stopped_at: int | None = None
-    # hreflang alternates not written, by reason, and those written unchecked (hreflang.py)
+    # hreflang alternates not written, by reason, and those written unchecked (xml/hreflang.py)
     hreflang: collections.Counter[str] = field(default_factory=collections.Counter)
 
     def hreflang_problem(self, page: str, href: str, hreflang: str, reason: str) -> None:

@@ -30,17 +30,24 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from sitemap_spider.sitemaps.entry import RichEntry
-from sitemap_spider.sitemaps.entry_lines import encode_fields, loc_only_lines
+from sitemap_spider.sitemaps.runs.lines import encode_fields, loc_only_lines
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.extensions import rich_fields
-from sitemap_spider.sitemaps.hreflang import alternate_lines
-from sitemap_spider.sitemaps.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
-from sitemap_spider.sitemaps.iri import encode_iris, normal_fields
-from sitemap_spider.sitemaps.jsonl_entries import Encoded, Entry, decode, decode_all, encode_columns, encode_entries
-from sitemap_spider.sitemaps.plain_values import plain_locs
-from sitemap_spider.sitemaps.rich_set import has_extensions, rich_line
+from sitemap_spider.sitemaps.xml.extensions import rich_fields
+from sitemap_spider.sitemaps.xml.hreflang import alternate_lines
+from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
+from sitemap_spider.sitemaps.ingest.iri import encode_iris, normal_fields
+from sitemap_spider.sitemaps.ingest.jsonl_entries import (
+    Encoded,
+    Entry,
+    decode,
+    decode_all,
+    encode_columns,
+    encode_entries,
+)
+from sitemap_spider.sitemaps.ingest.plain_values import plain_locs
+from sitemap_spider.sitemaps.shards.rich_set import has_extensions, rich_line
 from sitemap_spider.sitemaps.rules import check_fields
-from sitemap_spider.sitemaps.xml import is_verbatim, needs_escaping
+from sitemap_spider.sitemaps.xml.elements import is_verbatim, needs_escaping
 
 # Lines checked together by jsonl_entries.encode_columns: one odd line sends this many to the slower checks.
 _BLOCK_LINES: Final = 4096

@@ -17,7 +17,12 @@ from typing import IO, Final
 
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.names import CHANGES_PREFIX
-from sitemap_spider.sitemaps.previous import PreviousLines, PreviousSetError, parse_line, previous_shards
+from sitemap_spider.sitemaps.changes.previous import (
+    PreviousLines,
+    PreviousSetError,
+    parse_line,
+    previous_shards,
+)
 from sitemap_spider.sitemaps.rules import parse_lastmod
 
 logger = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ import re
 from typing import Final
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import Extras
+from sitemap_spider.sitemaps.runs.lines import Extras
 
 SITEMAP_NAMESPACE: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XML_DECLARATION: Final = b'<?xml version="1.0" encoding="UTF-8"?>\n'

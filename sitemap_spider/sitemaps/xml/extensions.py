@@ -18,7 +18,7 @@ from typing import Any, Final
 from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry, Video
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
-from sitemap_spider.sitemaps.xml import URLSET_OPEN, escape
+from sitemap_spider.sitemaps.xml.elements import URLSET_OPEN, escape
 
 NAMESPACES: Final = {
     "xhtml": "http://www.w3.org/1999/xhtml",

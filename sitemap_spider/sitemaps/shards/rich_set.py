@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sitemap_spider.sitemaps.entry import RichEntry
-from sitemap_spider.sitemaps.entry_lines import encode_rich_fields
-from sitemap_spider.sitemaps.extensions import Rendered, render
-from sitemap_spider.sitemaps.hreflang import HreflangJoin, HreflangListener, LinkReader
-from sitemap_spider.sitemaps.rich_loop import RichOutput
+from sitemap_spider.sitemaps.runs.lines import encode_rich_fields
+from sitemap_spider.sitemaps.xml.extensions import Rendered, render
+from sitemap_spider.sitemaps.xml.hreflang import HreflangJoin, HreflangListener, LinkReader
+from sitemap_spider.sitemaps.shards.rich_loop import RichOutput
 
 
 def rich_line(entry: RichEntry) -> tuple[str, Rendered]:

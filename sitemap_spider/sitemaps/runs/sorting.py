@@ -4,7 +4,7 @@ A crawl yields URLs in no useful order and may yield one URL several times; sort
 keeps memory bounded by ``run_size`` whatever the size of the site, and makes the output
 independent of the order in which pages were crawled.
 
-Entries are sorted as text lines (entry_lines.py), compared whole: of the entries with the same
+Entries are sorted as text lines (lines.py), compared whole: of the entries with the same
 loc the one kept does not depend on insertion order.
 """
 
@@ -19,9 +19,15 @@ from types import TracebackType
 from typing import Self
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import decode_entry, encode_entry
+from sitemap_spider.sitemaps.runs.lines import decode_entry, encode_entry
 from sitemap_spider.sitemaps.errors import SitemapError
-from sitemap_spider.sitemaps.runs import list_blocks, merge_blocks, read_blocks, sort_into_run, write_run
+from sitemap_spider.sitemaps.runs.run_files import (
+    list_blocks,
+    merge_blocks,
+    read_blocks,
+    sort_into_run,
+    write_run,
+)
 
 logger = logging.getLogger(__name__)
 

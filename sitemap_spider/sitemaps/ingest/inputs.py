@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from sitemap_spider.sitemaps.entry_lines import Fields
+from sitemap_spider.sitemaps.runs.lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.item_entries import format_lastmod
 

@@ -17,9 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from sitemap_spider.sitemaps.errors import SitemapValidationError
-from sitemap_spider.sitemaps.files import gzip_file, write_document
-from sitemap_spider.sitemaps.validate import TREE_VALIDATION_MAX_BYTES, validate_document, validate_file
-from sitemap_spider.sitemaps.writer import ShardInfo
+from sitemap_spider.sitemaps.shards.files import gzip_file, write_document
+from sitemap_spider.sitemaps.xml.validate import TREE_VALIDATION_MAX_BYTES, validate_document, validate_file
+from sitemap_spider.sitemaps.shards.writer import ShardInfo
 
 
 def finish_shard(plain: str, path: str, gzip: bool, validate: bool, urls: int, whole: bool = True) -> None:

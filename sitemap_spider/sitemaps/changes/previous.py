@@ -1,6 +1,6 @@
 """The set published before, read back from the output directory as ``<url>`` lines, in order.
 
-A new set is compared with it (changes.py) while the new shards are written. The shards this
+A new set is compared with it (compare.py) while the new shards are written. The shards this
 package wrote hold one ``<url>`` per line, and the lines of an unchanged page are the same
 text in both sets: they are read as text lines, a block at a time, and compared whole
 (no parsing of an unchanged page). A file in another layout (another generator's, or a shard
@@ -22,7 +22,13 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapError
 from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file
-from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE, URLSET_CLOSE, URLSET_OPEN, parse_url_line, url_line_of_text
+from sitemap_spider.sitemaps.xml.elements import (
+    SITEMAP_NAMESPACE,
+    URLSET_CLOSE,
+    URLSET_OPEN,
+    parse_url_line,
+    url_line_of_text,
+)
 
 _NS = "{" + SITEMAP_NAMESPACE + "}"
 _HEADER = URLSET_OPEN.decode()

@@ -13,17 +13,22 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from pathlib import Path
 
-from sitemap_spider.sitemaps.changes import ChangeFinder
-from sitemap_spider.sitemaps.dedupe import read_lines, read_unique_blocks, unique_lines_and_shared, without_content_duplicates
+from sitemap_spider.sitemaps.changes.compare import ChangeFinder
+from sitemap_spider.sitemaps.runs.dedupe import (
+    read_lines,
+    read_unique_blocks,
+    unique_lines_and_shared,
+    without_content_duplicates,
+)
 from sitemap_spider.sitemaps.entry import SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import FirstOfEach, KeptBlock, decode_entry
-from sitemap_spider.sitemaps.finisher import ShardFinisher
+from sitemap_spider.sitemaps.runs.lines import FirstOfEach, KeptBlock, decode_entry
+from sitemap_spider.sitemaps.shards.finisher import ShardFinisher
 from sitemap_spider.sitemaps.names import NEWS_PREFIX
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.rich_loop import MAX_NEWS_URLS, RichOutput
-from sitemap_spider.sitemaps.sorting import LineSorter
-from sitemap_spider.sitemaps.writer import ShardInfo, ShardWriter
-from sitemap_spider.sitemaps.xml import url_lines
+from sitemap_spider.sitemaps.shards.rich_loop import MAX_NEWS_URLS, RichOutput
+from sitemap_spider.sitemaps.runs.sorting import LineSorter
+from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter
+from sitemap_spider.sitemaps.xml.elements import url_lines
 
 
 class ShardLoop:

@@ -25,9 +25,9 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Final
 
-from sitemap_spider.sitemaps.entry_lines import ABSENT, loc_and_digest, locs_and_digests
-from sitemap_spider.sitemaps.runs import merge_blocks, read_blocks
-from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, LineSorter, merge_block_chars
+from sitemap_spider.sitemaps.runs.lines import ABSENT, loc_and_digest, locs_and_digests
+from sitemap_spider.sitemaps.runs.run_files import merge_blocks, read_blocks
+from sitemap_spider.sitemaps.runs.sorting import MAX_MERGE_FAN_IN, LineSorter, merge_block_chars
 
 #: Repeated digests kept in a set while the shards are written (some 100 bytes each); with
 #: more, the unique lines are written to a file and their digests sorted again.

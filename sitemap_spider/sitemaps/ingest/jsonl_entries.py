@@ -9,12 +9,12 @@ from typing import Final, NamedTuple, cast
 
 import msgspec
 
-from sitemap_spider.sitemaps.entry_lines import lines_of_columns
-from sitemap_spider.sitemaps.inputs import too_deep
-from sitemap_spider.sitemaps.iri import encode_iris
-from sitemap_spider.sitemaps.plain_values import plain_digests, plain_lastmods, plain_loc, plain_locs
+from sitemap_spider.sitemaps.runs.lines import lines_of_columns
+from sitemap_spider.sitemaps.ingest.inputs import too_deep
+from sitemap_spider.sitemaps.ingest.iri import encode_iris
+from sitemap_spider.sitemaps.ingest.plain_values import plain_digests, plain_lastmods, plain_loc, plain_locs
 from sitemap_spider.sitemaps.rules import CHANGEFREQS
-from sitemap_spider.sitemaps.xml import needs_escaping
+from sitemap_spider.sitemaps.xml.elements import needs_escaping
 
 
 class Entry(msgspec.Struct, forbid_unknown_fields=True, gc=False):

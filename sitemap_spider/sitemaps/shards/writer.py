@@ -22,8 +22,8 @@ from sitemap_spider.sitemaps.errors import (
     SitemapError,
     TooManyShardsError,
 )
-from sitemap_spider.sitemaps.extensions import namespace_declaration, urlset_open
-from sitemap_spider.sitemaps.files import OutputFile
+from sitemap_spider.sitemaps.xml.extensions import namespace_declaration, urlset_open
+from sitemap_spider.sitemaps.shards.files import OutputFile
 from sitemap_spider.sitemaps.names import SHARD_PREFIX, shard_name
 from sitemap_spider.sitemaps.limits import (
     MAX_BYTES_PER_SITEMAP,
@@ -33,7 +33,7 @@ from sitemap_spider.sitemaps.limits import (
     can_fit,
 )
 from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
-from sitemap_spider.sitemaps.xml import (
+from sitemap_spider.sitemaps.xml.elements import (
     SITEMAPINDEX_CLOSE,
     SITEMAPINDEX_OPEN,
     URLSET_CLOSE,

@@ -18,23 +18,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from sitemap_spider.sitemaps.changes import ChangeFinder, SetChanges
-from sitemap_spider.sitemaps.dedupe import repeated_digests, repeated_digests_of_runs
+from sitemap_spider.sitemaps.changes.compare import ChangeFinder, SetChanges
+from sitemap_spider.sitemaps.runs.dedupe import repeated_digests, repeated_digests_of_runs
 from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
-from sitemap_spider.sitemaps.entry_lines import digest_line, encode_fields
+from sitemap_spider.sitemaps.runs.lines import digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, ShrinkError, SitemapError, SitemapValidationError
-from sitemap_spider.sitemaps.files import write_document
-from sitemap_spider.sitemaps.hreflang import HreflangListener
+from sitemap_spider.sitemaps.shards.files import write_document
+from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
 from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR
 from sitemap_spider.sitemaps.options import OutputOptions
-from sitemap_spider.sitemaps.shard_loop import ShardLoop
-from sitemap_spider.sitemaps.rich_set import RichSet
-from sitemap_spider.sitemaps.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
-from sitemap_spider.sitemaps.storage import SitemapStorage
-from sitemap_spider.sitemaps.validate import validate_file
-from sitemap_spider.sitemaps.writer import ShardInfo, write_index
+from sitemap_spider.sitemaps.shards.shard_loop import ShardLoop
+from sitemap_spider.sitemaps.shards.rich_set import RichSet
+from sitemap_spider.sitemaps.runs.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
+from sitemap_spider.sitemaps.shards.storage import SitemapStorage
+from sitemap_spider.sitemaps.xml.validate import validate_file
+from sitemap_spider.sitemaps.shards.writer import ShardInfo, write_index
 from sitemap_spider.sitemaps.rules import check_entry, check_fields
-from sitemap_spider.sitemaps.xml import is_verbatim
+from sitemap_spider.sitemaps.xml.elements import is_verbatim
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class SitemapSetBuilder:
             sort_dir = self._staging / SORT_DIR
             sort_dir.mkdir()
             self._sorter = ExternalSorter(sort_dir, run_size=options.sort_run_size)
-            # "+digest" of every entry with a content digest (see dedupe.py); a crawl adds them
+            # "+digest" of every entry with a content digest (see runs/dedupe.py); a crawl adds them
             # one by one, and a smaller buffer than the entries' keeps its memory near what it
             # was without them.
             self._digest_lines = LineSorter(sort_dir, min(options.sort_run_size, _DIGESTS_RUN_SIZE), unique=False)

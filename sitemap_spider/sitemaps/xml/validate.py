@@ -19,9 +19,9 @@ from typing import Final
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapValidationError
-from sitemap_spider.sitemaps.schema_files import parse_schema, schema_bytes
+from sitemap_spider.sitemaps.xml.schema_files import parse_schema, schema_bytes
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_SITEMAPS_PER_INDEX, MAX_URLS_PER_SITEMAP
-from sitemap_spider.sitemaps.xml import SITEMAP_NAMESPACE
+from sitemap_spider.sitemaps.xml.elements import SITEMAP_NAMESPACE
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ which does not depend on insertion order (an entry with a lastmod sorts before o
 because ``+`` < ``-``). A digest field is also a line of its own in the runs of digests
 (``digest_line``), which find the pages that share content (dedupe.py).
 
-The line of a rich entry (images, videos, news: extensions.py) carries their XML after its
+The line of a rich entry (images, videos, news: xml/extensions.py) carries their XML after its
 priority field's value, behind ``RICH``: ``-\x1f<url xml>\x1f<news date>\x1f<news xml>``. The
 publishing loop formats lines without a priority in one step and sends the others to a general
 path anyway, so entries without extensions pay nothing for them.

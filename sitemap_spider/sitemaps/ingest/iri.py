@@ -24,7 +24,7 @@ import re
 from typing import Final
 from urllib.parse import quote_from_bytes
 
-from sitemap_spider.sitemaps.entry_lines import Fields
+from sitemap_spider.sitemaps.runs.lines import Fields
 from sitemap_spider.sitemaps.urls import normalize_url
 
 # What the fast path percent-encodes: spaces and non-ASCII characters (control characters

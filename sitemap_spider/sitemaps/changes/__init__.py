@@ -1,0 +1,1 @@
+"""The set published before, and what a new publish changes from it."""
