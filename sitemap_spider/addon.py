@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 #: Where the pipeline and the exporter are, as Scrapy settings name components.
 PIPELINE = "sitemap_spider.pipeline.SitemapPipeline"
 PIPELINE_ORDER = 300
-EXPORTER = "sitemap_spider.sitemaps.shards.exporter.SitemapItemExporter"
+EXPORTER = "sitemap_spider.sitemaps.SitemapItemExporter"
 
 
 class Addon:

@@ -16,5 +16,5 @@ COMMANDS_MODULE = "sitemap_spider.commands"
 # defaults, for every spider here (the sitemap spider also enables it itself).
 ADDONS = {"sitemap_spider.Addon": 0}
 # Scrapy checks the format of `-o urls.xml:sitemap` before add-ons load: name it here too.
-FEED_EXPORTERS = {"sitemap": "sitemap_spider.sitemaps.shards.exporter.SitemapItemExporter"}
+FEED_EXPORTERS = {"sitemap": "sitemap_spider.sitemaps.SitemapItemExporter"}
 FEED_EXPORT_ENCODING = "utf-8"
