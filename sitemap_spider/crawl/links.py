@@ -32,7 +32,7 @@ LINK_ATTRS = ("href", "src")
 # HTML's white space, stripped from both ends of an attribute value (what w3lib's strip does).
 _HTML_SPACE = " \t\n\r\x0c"
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
-_DENY_EXTENSIONS = frozenset("." + extension for extension in IGNORED_EXTENSIONS)
+DENY_EXTENSIONS = frozenset("." + extension for extension in IGNORED_EXTENSIONS)
 _SCHEMES = ("http://", "https://")
 _UTF8 = frozenset({"utf-8", "utf8"})
 
@@ -127,4 +127,4 @@ class LinkFinder:
     def _followable(url: str) -> bool:
         if not url.startswith(_SCHEMES):
             return False  # mailto:, javascript:, tel:, data:, ftp: ...
-        return not url_has_any_extension(url, _DENY_EXTENSIONS)
+        return not url_has_any_extension(url, DENY_EXTENSIONS)

@@ -61,7 +61,7 @@ class SiteHealth:
         faults = sum(1 for cause in self.answers if cause)
         limited = sum(1 for cause in self.answers if cause in _RATE_LIMIT_CAUSES)
         return (
-            (self.answered and any(cause in SITE_WIDE_CAUSES for cause in self.answers))
+            any(self.restarting(cause) for cause in self.answers)
             or limited >= RATE_LIMITED
             or (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers))
             or self.asked_to_wait >= RETRY_AFTER_STREAK

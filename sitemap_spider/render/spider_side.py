@@ -9,13 +9,14 @@ from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
 from scrapy.http import Response, TextResponse
-from scrapy.linkextractors import IGNORED_EXTENSIONS, LinkExtractor
+from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.response import get_base_url
 from scrapy.utils.url import url_has_any_extension
 from w3lib.html import strip_html5_whitespace
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
+from sitemap_spider.crawl.links import DENY_EXTENSIONS, LINK_ATTRS, LINK_TAGS
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
 from sitemap_spider.render.renderer import HANDED_OVER, PageReading, Renderer
 from sitemap_spider.sitemaps import normalize_url
@@ -32,10 +33,6 @@ if TYPE_CHECKING:
     from sitemap_spider.render.browser import Browser
     from sitemap_spider.sitemaps import SitemapEntry
 
-# What the link extractor below reads: its attributes, and the file types it leaves out.
-_LINK_ATTRIBUTES = ("href", "src")
-_IGNORED_EXTENSIONS = {f".{extension}" for extension in IGNORED_EXTENSIONS}
-
 
 def links_to_site(response: TextResponse, site: Site, strip_params: Iterable[str] = ()) -> bool:
     """Whether the static HTML links a page on the site, as the spider's link extractor reads links.
@@ -45,13 +42,13 @@ def links_to_site(response: TextResponse, site: Site, strip_params: Iterable[str
     Hexo blog (py-spy), where every page loads the theme's scripts.
     """
     base = get_base_url(response)
-    for element in response.selector.root.iter("a", "area", "frame", "iframe"):
-        for attribute in _LINK_ATTRIBUTES:
+    for element in response.selector.root.iter(*LINK_TAGS):
+        for attribute in LINK_ATTRS:
             href = element.get(attribute)
             if not href:
                 continue
             url = normalize_url(urljoin(base, strip_html5_whitespace(href)), strip_params)
-            if url is not None and not url_has_any_extension(url, _IGNORED_EXTENSIONS):
+            if url is not None and not url_has_any_extension(url, DENY_EXTENSIONS):
                 if site.in_scope(site.to_crawl(url)):
                     return True
     return False
@@ -93,8 +90,8 @@ class RenderingMixin:
         crawler.signals.connect(self.renderer.log_unavailable, signal=signals.spider_closed)
         self._links_cache = WeakKeyDictionary()
         self.link_extractor = LinkExtractor(
-            tags=("a", "area", "frame", "iframe"),
-            attrs=("href", "src"),
+            tags=LINK_TAGS,
+            attrs=LINK_ATTRS,
             canonicalize=False,
             unique=True,
         )
