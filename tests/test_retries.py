@@ -11,6 +11,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scrapy.exceptions import DownloadConnectionRefusedError, DownloadTimeoutError, ResponseDataLossError
@@ -27,7 +28,7 @@ from tests.sitemap_check import read_sitemap_set
 # two tries, then two more in the last pass.
 QUICK = {"SITEMAP_RETRY_TIMES": "1", "SITEMAP_RETRY_DELAY": "0.1", "SITEMAP_RETRY_LAST_PASS_DELAY": "1"}
 NEVER = 10**9
-QUIET = {"share": 0, "outage_after": 0, "refuse_after": 0}
+QUIET: dict[str, Any] = {"share": 0, "outage_after": 0, "refuse_after": 0}
 
 
 @pytest.mark.parametrize(
@@ -128,6 +129,80 @@ def test_the_last_pass_lists_late_pages_and_the_rest_is_given_up(
     assert "Traceback" not in result.stderr, result.describe()
     if mode == "two":
         assert stats.get("sitemap/workers") == 2, result.describe()
+
+
+@pytest.mark.parametrize("mode", ["one", "jobdir", "two", "redis"])
+def test_a_retry_whose_wait_is_over_goes_before_the_pages_queued_meanwhile(
+    mode: str, faulty_site: tuple[FaultServer, SiteSpec], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    server, spec = faulty_site
+    # The first hub answers 503 with Retry-After: 1 once. Its retry keeps the hub's depth
+    # (DEPTH_PRIORITY), one lower still (RETRY_PRIORITY_ADJUST): before modes/held.py put a
+    # retry whose wait is over first, it waited behind every item of the other hubs queued at
+    # that depth meanwhile, and the first hub's items were found only at the end of the crawl.
+    hub = "/g/hub/0"
+    server.inject(FaultPlan(**QUIET, fixed=((hub, "503", 1),)))
+    server.clear()
+    # At most 100 requests a second: the crawl's 420 take 4 s or more, so most of the other
+    # hubs' items are still queued when the retry's second is over.
+    settings = {**QUICK, "DOWNLOAD_DELAY": "0.01", **_mode_settings(mode, tmp_path, request)}
+    result = run_crawl(spec.start_url, tmp_path, settings=settings)
+    fetched = server.targets()
+
+    assert result.returncode == 0, result.describe()
+    got = read_sitemap_set(result.output_dir, spec.origin + "/")
+    assert [e for e in got if not spec.is_trap(e["loc"])] == [
+        e for e in spec.expected_listed() if not spec.is_trap(e["loc"])
+    ]
+    first, retry = [i for i, target in enumerate(fetched) if target == hub]
+    # With it, about 100 requests come between the two (at most 100 a second); without, 220.
+    assert retry - first < len(fetched) // 3, (first, retry, len(fetched))
+
+
+def test_the_tail_clock_waits_while_a_retry_brings_new_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SITEMAP_RETRY_LAST_PASS_DELAY is spent only while nothing but held requests is left, and once in a crawl."""
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+
+    from sitemap_spider.modes import held as held_module
+
+    now = [1000.0]
+    timers: list[float] = []
+
+    class Timer:
+        def cancel(self) -> None:
+            pass
+
+    def call_later(delay: float, *_: object) -> Timer:
+        timers.append(now[0] + delay)
+        return Timer()
+
+    monkeypatch.setattr(held_module, "monotonic", lambda: now[0])
+    monkeypatch.setattr(held_module, "call_later", call_later)
+    held = held_module.HeldRequests(get_crawler(), last_pass_delay=30.0)
+    held.hold(Request("https://example.com/failing"), 100.0)
+    assert held.keep_open()  # the rest of the crawl is done
+    assert timers[-1] == 1030.0
+    now[0] = 1020.0
+    held._scheduled(Request("https://example.com/found-by-a-retry"))  # a retry answered with a new page
+    now[0] = 1025.0
+    assert held.keep_open()  # that page is fetched: only held requests again
+    assert timers[-1] == 1035.0
+    # The page answered 5 s later, and the page it links to fails in turn: 5 s are left, not 30.
+    now[0] = 1030.0
+    held._due.clear()
+    assert not held.keep_open()
+    held.hold(Request("https://example.com/failing-too"), 100.0)
+    now[0] = 1031.0
+    assert held.keep_open()
+    assert timers[-1] == 1036.0
+    # The time is up: a page that fails after that gets no wait but its retries' short pause.
+    held._due.clear()
+    now[0] = 1040.0
+    assert not held.keep_open()
+    held.hold(Request("https://example.com/failing-last"), 100.0)
+    assert held.keep_open()
+    assert timers[-1] == 1040.0
 
 
 def _stats(result: CrawlResult) -> dict[str, object]:

@@ -8,9 +8,12 @@ with ``JOBDIR`` its row stays in flight and a resumed crawl fetches it again; in
 shared crawl its lease stays with this worker.
 
 The failing pages cost a bounded time once the rest of the crawl is done, not a time per
-page: from the moment the crawl has nothing left but held requests, at most
-``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds pass before the waits are cut short, even for
-pages whose retries would wait longer (a ``Retry-After`` of minutes). Then, unless the
+page: while the crawl has nothing left but held requests, at most
+``SITEMAP_RETRY_LAST_PASS_DELAY`` seconds pass in all the crawl before the waits are cut short, even for
+pages whose retries would wait longer (a ``Retry-After`` of minutes). A retry that answers
+and brings new pages pauses that clock while they are fetched; it does not start it again,
+or each page found only through a failing one would cost the whole delay once more, one after
+the other (the fault benchmark's tail was 50 s after a 30 s delay). Then, unless the
 site answered well a moment before (or never did in this crawl), one request to the
 site's home page tells broken pages from a site that is down: while it fails, the
 cut waits (the retry budget, retries.py, ends a site that stays down); when it answers,
@@ -40,12 +43,20 @@ from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES
 from sitemap_spider.crawl.site_health import is_retry
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
 #: Seconds within which a good answer, besides the failing pages' time, says the site is up.
 _RECENT = 5.0
+#: The scheduler priority of a request whose wait is over: ahead of every page not yet fetched.
+#: With DEPTH_PRIORITY a retry keeps its page's depth (and Scrapy's RETRY_PRIORITY_ADJUST puts it one
+#: lower), so it waited behind every page found since, up to the whole rest of the site, and the
+#: pages only it links to were found that much later: the fault benchmark's failing pages got their
+#: second try a minute after their first instead of one second.
+DUE_PRIORITY = 1 << 20
 
 
 class HeldRequests:
@@ -65,13 +76,18 @@ class HeldRequests:
         self._last_failed = 0.0
         self._pass_timer: CallLaterResult | None = None
         self._pass_at = 0.0
-        self._tail_deadline: float | None = None  # when the last pass comes at the latest
+        # The tail's clock: seconds of it used in earlier spells of nothing but held requests, and
+        # when the current spell began (None: pages are being fetched).
+        self._tail_spent = 0.0
+        self._tail_since: float | None = None
         self._checking = False  # the site check before the last pass is under way
         #: The tail's time is up: retries no longer wait their back-off (retries.py reads it).
         self.hurry = False
         self._said = False
         #: When the site last gave an answer that was not a fault (monotonic; set by retries.py); None: never.
         self.site_answered: float | None = None
+        #: Called when this process's failing pages' time is up (a two-process crawl tells the other).
+        self.on_time_up: list[Callable[[], object]] = []
         crawler.signals.connect(self.close, signal=signals.spider_closed)
         crawler.signals.connect(self._scheduled, signal=signals.request_scheduled)
 
@@ -93,8 +109,14 @@ class HeldRequests:
     def keep_open(self) -> bool:
         """At spider_idle: whether the crawl must stay open; schedules the last pass when only held requests are left."""
         if not self._due and not self._last_pass:
-            self._tail_deadline = None
+            # Every failing page is done with. The time they had stays spent: a page found by the
+            # last retry that fails too waits no longer than the time left, or each link of a chain
+            # of failing pages would be waited out in turn.
+            self._pause_tail()
             self.hurry = False
+            if self._pass_timer is not None and not self._checking:
+                self._pass_timer.cancel()
+                self._pass_timer = None
             return self._checking
         if self.hurry:
             # The site answered the check moments ago: a page out of retries gets its last pass
@@ -103,17 +125,17 @@ class HeldRequests:
                 self._pass_timer = call_later(0, self._start_last_pass)
             return True
         now = monotonic()
-        if self._tail_deadline is None:
-            # The rest of the crawl is done: the failing pages get this long, all of them together.
-            self._tail_deadline = now + self.last_pass_delay
-            # Said once: a retry that answers brings new pages and the clock starts again.
+        if self._tail_since is None:
+            # The rest of the crawl is done: the failing pages get what is left of their time, all together.
+            self._tail_since = now
+            # Said once: a retry that answers brings new pages, and the clock waits for them.
             logger.log(
                 logging.DEBUG if self._said else logging.INFO,
                 "Only %d failing page(s) left: their retries go on for at most %.0f s, then a last pass",
-                len(self), self.last_pass_delay,
+                len(self), max(0.0, self.last_pass_delay - self._tail_spent),
             )  # fmt: skip
             self._said = True
-        at = self._tail_deadline
+        at = self._tail_since + max(0.0, self.last_pass_delay - self._tail_spent)
         if not self._due:
             at = min(at, max(now, self._last_failed + self.last_pass_delay))
         if not self._checking and (self._pass_timer is None or at < self._pass_at):
@@ -124,13 +146,33 @@ class HeldRequests:
         return True
 
     def _scheduled(self, request: Request) -> None:
-        """A new page is queued: the rest of the crawl is not done; the failing pages' clock starts again when it is."""
-        if self._tail_deadline is None or is_retry(request):
+        """A new page is queued: the rest of the crawl is not done; the failing pages' clock waits until it is."""
+        if self._tail_since is None or is_retry(request):
             return
-        self._tail_deadline = None
+        self._pause_tail()
         if self._pass_timer is not None and not self._checking:
             self._pass_timer.cancel()
             self._pass_timer = None
+
+    def time_is_up(self) -> None:
+        """The other process of the crawl ran its last pass: the failing pages here have had their time too.
+
+        One crawl, one tail: without this, each process of a two-process crawl waited out its
+        own, and a page found late by one kept the whole crawl open after the other was done.
+        """
+        self._tail_spent = self.last_pass_delay
+        if self._tail_since is None or self._checking or self.hurry:
+            return  # pages to fetch here still: the last pass comes when they are done, at once
+        if self._pass_timer is not None:
+            self._pass_timer.cancel()
+        self._pass_at = monotonic()
+        self._pass_timer = call_later(0, self._start_last_pass, False)
+
+    def _pause_tail(self) -> None:
+        """Pages are being fetched again: the time since the spell began counts, the clock stops until the next."""
+        if self._tail_since is not None:
+            self._tail_spent += monotonic() - self._tail_since
+            self._tail_since = None
 
     def close(self) -> None:
         """The crawl closed: nothing more is released (a resumed crawl fetches them again)."""
@@ -162,8 +204,8 @@ class HeldRequests:
         if not held or engine is None or engine.spider is None:
             return
         if not engine.spider_is_idle() and not self.hurry:
-            # A retry that answered brought new pages: the crawl is not done yet; the clock starts again.
-            self._tail_deadline = None
+            # A retry that answered brought new pages: the crawl is not done yet; the clock waits for them.
+            self._pause_tail()
             return
         answered = self.site_answered
         if answered is None or monotonic() - answered <= 2 * self.last_pass_delay + _RECENT:
@@ -193,15 +235,18 @@ class HeldRequests:
             return
         self._start_last_pass()
 
-    def _start_last_pass(self) -> None:
+    def _start_last_pass(self, tell: bool = True) -> None:
         """Release every held request now: retries keep the tries they have left, the rest is the last pass."""
         self._pass_timer = None
         self.hurry = True
+        if tell:
+            for told in self.on_time_up:
+                told()
         retries = [request for _, _, request in sorted(self._due)]
         self._due.clear()
         self._arm()
         last, self._last_pass = self._last_pass, []
-        self._tail_deadline = None
+        self._tail_since = None
         if last:
             logger.info("Last pass: %d page(s) that failed every retry are tried once more", len(last))
             assert self.crawler.stats is not None
@@ -215,5 +260,7 @@ class HeldRequests:
         engine = self.crawler.engine
         if engine is None or engine.spider is None:
             return  # closing: the request is lost with the crawl, or fetched again on resume
+        # Its wait is its turn: it goes before the pages queued meanwhile.
+        request.priority = max(request.priority, DUE_PRIORITY)
         # engine.crawl schedules the engine's next look at its queue.
         engine.crawl(request)

@@ -20,7 +20,9 @@ many links it has received and sent. The leader ends the crawl when it is idle
 itself, the helper's last idle message counts every link the leader sent it,
 and the leader has taken in every link that message says the helper sent
 (messages on one socket arrive in order, so nothing can be in flight). If the
-helper dies, the leader crawls what it had handed over itself.
+helper dies, the leader crawls what it had handed over itself. The failing
+pages have one tail for the crawl (modes/held.py): when either process runs its
+last pass, it tells the other, whose failing pages have had their time too.
 
 The pieces: spawn.py starts the helper; handover.py says which process owns a
 URL and hands it over (the crawl mode both sides share); leader.py and helper.py

@@ -33,6 +33,13 @@ class Workers(CrawlMode):
         self.received = 0  # links taken in from it
         self._make_request: MakeRequest | None = None
         self.met: set[str] | None = None  # the spider's LinkFinder's set of links met
+        # One tail for the crawl: when one process's failing pages have had their time, so have the other's.
+        self.held.on_time_up.append(self._tell_time_up)
+
+    def _tell_time_up(self) -> None:
+        if self.active:
+            assert self.channel is not None
+            self.channel.send({"t": "time_up"})
 
     @property
     def active(self) -> bool:

@@ -113,6 +113,8 @@ class Helper(Workers):
             self._take_links(message["l"])
         elif message["t"] == "met":
             self._take_met(message["u"])
+        elif message["t"] == "time_up":
+            self.held.time_is_up()
         elif message["t"] == "stop":
             self._stopped = True
             self._wake()

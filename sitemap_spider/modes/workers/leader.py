@@ -144,6 +144,8 @@ class Leader(Workers):
             for key, amount in message["c"].items():
                 self.report.count(key, amount)
             self._helper_queued = message["q"]
+        elif kind == "time_up":
+            self.held.time_is_up()
         elif kind == "idle":
             self._helper_idle = message
             self._wake()
