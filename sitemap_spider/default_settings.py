@@ -139,7 +139,8 @@ SITEMAP_MAX_BACKOFF = 120.0
 # bodies) are retried this many times, each page on its own back-off: SITEMAP_RETRY_DELAY
 # seconds doubled at each retry (+-50% jitter, or the answer's Retry-After), at most
 # SITEMAP_MAX_BACKOFF. Once the rest of the crawl is done, the pages still failing get at
-# most SITEMAP_RETRY_LAST_PASS_DELAY seconds more, all together; then, if the site's home
+# most SITEMAP_RETRY_LAST_PASS_DELAY seconds more, all together and once per crawl (the clock
+# stops while a retry's new pages are fetched); then, if the site's home
 # page answers, their waits are cut short (their tries are not), and a page out of retries
 # is tried once more (the last pass) before it is given up (crawl/retries.py).
 # SITEMAP_RETRY_DELAY is also the site's first pause when it is in trouble and gave no
