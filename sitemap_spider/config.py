@@ -31,6 +31,7 @@ from sitemap_spider.config_parsing import (
     read_history,
     read_number,
     read_patterns,
+    read_groups,
     read_rules,
     read_strings,
     read_text,
@@ -45,6 +46,7 @@ from sitemap_spider.sitemaps import (
     MAX_URLS_PER_SITEMAP,
     IngestOptions,
     OutputOptions,
+    SitemapGroup,
     origin_of,
 )
 
@@ -142,6 +144,7 @@ class SitemapConfig:
     validate: bool
     report_path: Path | None
     max_shrink: float
+    groups: tuple[SitemapGroup, ...]
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
     deny: tuple[re.Pattern[str], ...]
@@ -185,6 +188,7 @@ class SitemapConfig:
             gzip=read_bool(settings, "SITEMAP_GZIP"),
             validate=read_bool(settings, "SITEMAP_VALIDATE"),
             max_shrink=read_number(settings, "SITEMAP_MAX_SHRINK", float, 0.0, 1.0),
+            groups=read_groups(settings, "SITEMAP_GROUPS"),
             report_path=Path(report).absolute() if report else None,
             include=read_patterns(settings, "SITEMAP_INCLUDE"),
             exclude=read_patterns(settings, "SITEMAP_EXCLUDE"),
@@ -233,6 +237,7 @@ class SitemapConfig:
             gzip=self.gzip,
             validate=self.validate,
             max_shrink=self.max_shrink,
+            groups=self.groups,
             sort_run_size=self.sort_run_size,
             extra_files=(self.indexnow.key_file,) if self.indexnow is not None else (),
         )

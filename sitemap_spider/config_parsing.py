@@ -21,7 +21,7 @@ from scrapy.settings import BaseSettings
 
 from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.render.signs import RENDER_MODES
-from sitemap_spider.sitemaps import CHANGEFREQ_VALUES, normalize_url
+from sitemap_spider.sitemaps import CHANGEFREQ_VALUES, SitemapGroup, group_name_problem, normalize_url
 
 CHANGEFREQS = CHANGEFREQ_VALUES  # in the order error messages list them
 
@@ -187,6 +187,43 @@ def _rule(where: str, item: Any) -> Rule:
     if changefreq is None and priority is None:
         raise ConfigError(where, "sets neither changefreq nor priority")
     return Rule(_compile(where, item["pattern"]), changefreq, priority)
+
+
+def read_groups(settings: BaseSettings, name: str) -> tuple[SitemapGroup, ...]:
+    """A list of ``{group, prefix}`` or ``{group, pattern}`` objects, names unique."""
+    value = _json_or(settings, name)
+    if not value:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(name, f"must be a list of {{group, prefix or pattern}} objects, got {value!r}")
+    groups = tuple(_group(f"{name}[{index}]", item) for index, item in enumerate(value))
+    seen: set[str] = set()
+    for index, group in enumerate(groups):
+        if group.name in seen:
+            raise ConfigError(f"{name}[{index}]", f"group {group.name!r} is named by an earlier rule too")
+        seen.add(group.name)
+    return groups
+
+
+def _group(where: str, item: Any) -> SitemapGroup:
+    if not isinstance(item, Mapping) or "group" not in item:
+        raise ConfigError(where, f"needs a 'group' name, got {item!r}")
+    extra = set(item) - {"group", "prefix", "pattern"}
+    if extra:
+        raise ConfigError(where, f"unknown keys {sorted(extra)}")
+    problem = group_name_problem(item["group"])
+    if problem is not None:
+        raise ConfigError(where, f"group {problem}")
+    prefix, pattern = item.get("prefix"), item.get("pattern")
+    if (prefix is None) == (pattern is None):
+        raise ConfigError(where, "needs either a 'prefix' (a URL path) or a 'pattern' (a regular expression)")
+    if prefix is not None:
+        if not isinstance(prefix, str) or not prefix.startswith("/"):
+            raise ConfigError(where, f"prefix must be a URL path starting with '/', got {prefix!r}")
+        return SitemapGroup(item["group"], prefix=prefix)
+    if not isinstance(pattern, str):
+        raise ConfigError(where, f"pattern must be a regular expression, got {pattern!r}")
+    return SitemapGroup(item["group"], pattern=_compile(where, pattern))
 
 
 def _priority(where: str, value: Any) -> float | None:

@@ -143,6 +143,8 @@ class SetPublisher:
         else:
             self.stats.set_value(keys.URLS, result.urls)
             self.stats.set_value(keys.FILES, result.files)
+            for group, urls in result.group_urls:
+                self.stats.set_value(keys.GROUP_URLS + (group or "other"), urls)
             if result.duplicates:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
             changes = result.changes
@@ -218,12 +220,15 @@ class SetPublisher:
 
     @staticmethod
     def _summary(result: PublishResult) -> dict[str, Any]:
-        return {
+        summary: dict[str, Any] = {
             "urls": result.urls,
             "files": result.files,
             "index": str(result.index_path),
             "index_url": result.index_url,
         }
+        if result.group_urls:
+            summary["groups"] = {group or "other": urls for group, urls in result.group_urls}
+        return summary
 
     def _log_rendering(self) -> None:
         """Say what rendering bought: pages rendered, URLs only rendering found, templates dropped."""
@@ -263,18 +268,26 @@ class SetPublisher:
         reasons = ", ".join(f"{reason} {count:,}" for reason, count in excluded.items() if count)
         logger.log(
             logging.WARNING if not_fetched else logging.INFO,
-            "Sitemap published: %s URLs in %s file(s); index %s\n"
+            "Sitemap published: %s URLs in %s file(s); index %s%s\n"
             "  not listed: %s%s\n"
             "  changed since the previous set: %s\n"
             "  add this line to robots.txt:  Sitemap: %s",
             f"{result.urls:,}",
             result.files,
             result.index_path,
+            describe_groups(result.group_urls),
             reasons or "none",
             not_fetched,
             result.changes.describe() if result.changes is not None else "not compared",
             result.index_url,
         )
+
+
+def describe_groups(group_urls: tuple[tuple[str, int], ...]) -> str:
+    """The URLs per group (SITEMAP_GROUPS) as a line of the summary; '' without groups."""
+    if not group_urls:
+        return ""
+    return "\n  by group: " + ", ".join(f"{group or 'other'} {urls:,}" for group, urls in group_urls)
 
 
 def record_submission(stats: StatsCollector, outcome: Submission) -> None:

@@ -29,6 +29,12 @@ SITEMAP_VALIDATE = True
 # whole sitemap with a fraction of it. The previous set and the history stay; the command exits
 # non-zero. 0 turns the guard off (a deliberate shrink).
 SITEMAP_MAX_SHRINK = 0.5
+# Sitemaps by section: [{"group": name, "prefix": "/blog/"} or {"group": name, "pattern": regex}],
+# the first rule that matches a URL (a path prefix, or a regular expression searched in the
+# URL) names its group. Each group's URLs go into files of their own, sitemap-<group>-00001.xml,
+# sharded at the limits; the URLs no rule matches stay in sitemap-00001.xml. Search Console then
+# reports indexing per section. Names: lower-case letters, digits, '-' and '_'.
+SITEMAP_GROUPS: list[dict[str, str]] = []
 # Path of the report: JSON (counts, stats, every excluded URL with its reason), or, for a path
 # ending in .html, one self-contained page with charts and sortable tables; None: no report.
 # Written by every crawl, SITEMAP_PUBLISH=False included; `scrapy audit` adds its findings.

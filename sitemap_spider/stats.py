@@ -15,6 +15,8 @@ ENTRIES: Final = "sitemap/entries"
 #: URLs and files of the published set; absent when nothing was published.
 URLS: Final = "sitemap/urls"
 FILES: Final = "sitemap/files"
+#: URLs of each group (SITEMAP_GROUPS) in the published set; "other": those of no group.
+GROUP_URLS: Final = "sitemap/group_urls/"
 #: Why nothing was published; absent when the set was published.
 NOT_PUBLISHED: Final = "sitemap/not_published"
 #: SITEMAP_PUBLISH=False: the listable pages a finished crawl kept instead of publishing them.

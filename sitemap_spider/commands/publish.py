@@ -167,9 +167,11 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
         left_out.append(f"{unchecked:,} hreflang alternate(s) on other hosts written unchecked")
     if result.news_urls or result.news_too_old:
         left_out.append(f"{result.news_urls:,} article(s) in news files, {result.news_too_old:,} older than 2 days left out")
+    groups = ", ".join(f"{group or 'other'} {urls:,}" for group, urls in result.group_urls)
     return (
         f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "
         f"({tally.lines:,} lines; {', '.join(left_out)}); index {result.index_path}. "
-        f"Changed since the previous set: {result.changes.describe() if result.changes is not None else 'not compared'}. "
+        + (f"By group: {groups}. " if groups else "")
+        + f"Changed since the previous set: {result.changes.describe() if result.changes is not None else 'not compared'}. "
         f"Add this line to robots.txt:\nSitemap: {result.index_url}"
     )

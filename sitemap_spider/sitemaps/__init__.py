@@ -93,6 +93,11 @@ if TYPE_CHECKING:
     from .shards.storage import (
         process_alive as process_alive,
     )
+    from .shards.groups import (
+        SitemapGroup as SitemapGroup,
+        group_name_problem as group_name_problem,
+        group_of_file as group_of_file,
+    )
     from .shards.exporter import (
         EXTENSIONS_DROPPED_STAT as EXTENSIONS_DROPPED_STAT,
         OVER_LIMIT_STAT as OVER_LIMIT_STAT,
@@ -134,6 +139,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "changes.compare": ("KINDS", "SetChanges"),
     "shards.set_builder": ("PublishResult", "SitemapSetBuilder"),
     "shards.storage": ("process_alive",),
+    "shards.groups": ("SitemapGroup", "group_name_problem", "group_of_file"),
     "shards.exporter": ("EXTENSIONS_DROPPED_STAT", "OVER_LIMIT_STAT", "SitemapItemExporter"),
     "ingest.feed": ("BATCH_FORMATS", "Ingest", "IngestOptions", "Tally", "ingest_chunks"),
     "ingest.inputs": ("BadInput", "FORMATS", "open_input", "read_records"),
@@ -158,6 +164,8 @@ __all__ = [
     "EXTENSIONS_DROPPED_STAT",
     "fields_json",
     "FORMATS",
+    "group_name_problem",
+    "group_of_file",
     "INDEX_NAME",
     "Ingest",
     "ingest_chunks",
@@ -192,6 +200,7 @@ __all__ = [
     "ShrinkError",
     "SITEMAP_NAMESPACE",
     "SitemapEntry",
+    "SitemapGroup",
     "SitemapError",
     "SitemapItemExporter",
     "SitemapSetBuilder",

@@ -15,8 +15,9 @@ INDEX_NAME: Final = "sitemap_index.xml"
 SHARD_PREFIX: Final = "sitemap"
 #: The news files of a rich set: ``sitemap-news-00001.xml``, ...
 NEWS_PREFIX: Final = "sitemap-news"
-#: Every sitemap file of a set but its index (shards and news files, plain or gzipped).
-SHARD_FILE_PATTERN: Final = re.compile(r"^sitemap-(?:news-)?\d{5}\.xml(\.gz)?$")
+#: Every sitemap file of a set but its index (shards, the shards of a group (SITEMAP_GROUPS,
+#: shards/groups.py) and news files, plain or gzipped).
+SHARD_FILE_PATTERN: Final = re.compile(r"^sitemap-(?:[a-z0-9][a-z0-9_-]{0,39}-)?\d{5}\.xml(\.gz)?$")
 #: The staging directory of a set being built, inside the output directory.
 STAGING_PREFIX: Final = ".sitemap-staging-"
 #: The sort runs of a set being built, inside its staging directory.
@@ -28,6 +29,16 @@ CHANGES_PREFIX: Final = ".sitemap-changes-"
 def shard_name(number: int, *, gzip: bool, prefix: str = SHARD_PREFIX) -> str:
     """Return the file name of the ``number``-th shard (1-based)."""
     return f"{prefix}-{number:05d}.xml" + (".gz" if gzip else "")
+
+
+def group_prefix(group: str) -> str:
+    """The prefix of a group's shards: ``sitemap-<group>`` (``sitemap-<group>-00001.xml``, ...)."""
+    return f"{SHARD_PREFIX}-{group}"
+
+
+def series_of(name: str) -> str:
+    """The series a sitemap file of a set belongs to: its name without the number and extension."""
+    return name.split(".", 1)[0].rsplit("-", 1)[0]
 
 
 def is_news_file(name: str) -> bool:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
 from sitemap_spider.sitemaps.names import INDEX_NAME, SHARD_FILE_PATTERN, shard_name
 from sitemap_spider.sitemaps.rules import check_loc
 from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN
+
+if TYPE_CHECKING:
+    from sitemap_spider.sitemaps.shards.groups import SitemapGroup
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,8 @@ class OutputOptions:
     sort_run_size: int = 100_000
     #: Files published with the set, beside the index: (plain file name, content).
     extra_files: tuple[tuple[str, bytes], ...] = ()
+    #: SITEMAP_GROUPS: each group's URLs in a series of their own (shards/groups.py); (): one series.
+    groups: tuple[SitemapGroup, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.base_url, str) or not self.base_url.endswith("/"):
@@ -43,6 +49,9 @@ class OutputOptions:
             raise ValueError(f"max_shrink must be 0-1, not {self.max_shrink}")
         if self.sort_run_size < 1:
             raise ValueError(f"sort_run_size must be at least 1, not {self.sort_run_size}")
+        names = [group.name for group in self.groups]
+        if len(set(names)) != len(names):
+            raise ValueError(f"groups must have names of their own: {names}")
         for name, _ in self.extra_files:
             if Path(name).name != name or name.startswith(".") or name == INDEX_NAME or SHARD_FILE_PATTERN.match(name):
                 raise ValueError(f"extra file {name!r} must be a plain file name of its own")

@@ -11,6 +11,7 @@ passed over: their URLs are in the shards too.
 
 from __future__ import annotations
 
+import heapq
 import io
 import itertools
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from isal import igzip
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapError
-from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file
+from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file, series_of
 from sitemap_spider.sitemaps.xml.elements import (
     SITEMAP_NAMESPACE,
     URLSET_CLOSE,
@@ -104,13 +105,39 @@ def _parsed_lines(path: Path) -> Iterator[str]:
         raise PreviousSetError(f"cannot read {path}: {exc}") from exc
 
 
+def _series_lines(shards: list[Path]) -> Iterator[str]:
+    """The ``<url>`` lines of one series of files (each in loc order, one after the other)."""
+    lines = PreviousLines(shards)
+    try:
+        while block := lines.ahead(4096):
+            lines.skip(len(block))
+            yield from block
+    finally:
+        lines.close()
+
+
+def _loc_of(line: str) -> str:
+    return parse_line(line)[0]
+
+
 class PreviousLines:
-    """The ``<url>`` lines of the previous set, read ahead a block at a time (memory: one block)."""
+    """The ``<url>`` lines of the previous set, read ahead a block at a time (memory: one block).
+
+    A set in groups (SITEMAP_GROUPS) has a series of files per group, each in loc order: their
+    lines are merged by loc, as the new set's lines come.
+    """
 
     def __init__(self, shards: list[Path]) -> None:
-        self._shards = iter(shards)
         self._file: IO[str] | None = None
         self._parsed: Iterator[str] | None = None
+        series: dict[str, list[Path]] = {}
+        for shard in shards:
+            series.setdefault(series_of(shard.name), []).append(shard)
+        if len(series) > 1:
+            self._shards: Iterator[Path] = iter(())
+            self._parsed = heapq.merge(*(_series_lines(paths) for paths in series.values()), key=_loc_of)
+        else:
+            self._shards = iter(shards)
         self._buffer: list[str] = []
         self._pos = 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sitemap_spider.sitemaps.runs.lines import Extras, KeptBlock
 from sitemap_spider.sitemaps.xml.extensions import prefixes_in
@@ -19,6 +19,9 @@ from sitemap_spider.sitemaps.xml.hreflang import LinkReader
 from sitemap_spider.sitemaps.shards.writer import ShardWriter
 from sitemap_spider.sitemaps.rules import parse_lastmod
 from sitemap_spider.sitemaps.xml.elements import url_line, with_extensions
+
+if TYPE_CHECKING:
+    from sitemap_spider.sitemaps.shards.groups import GroupedWriter
 
 #: News files hold at most this many URLs (Google's news sitemap limit).
 MAX_NEWS_URLS: Final = 1000
@@ -40,7 +43,7 @@ class RichOutput:
     def write_blocks(
         self,
         blocks: Iterable[KeptBlock],
-        writer: ShardWriter,
+        writer: ShardWriter | GroupedWriter,
         news: ShardWriter,
         compare: Callable[[list[str]], None],
     ) -> None:
@@ -62,7 +65,9 @@ class RichOutput:
             news.abort()
             raise
 
-    def _write_line(self, writer: ShardWriter, news: ShardWriter, loc: str, lastmod: str, extras: Extras) -> str:
+    def _write_line(
+        self, writer: ShardWriter | GroupedWriter, news: ShardWriter, loc: str, lastmod: str, extras: Extras
+    ) -> str:
         """Write one entry's ``<url>`` (and its news ``<url>``); its ``<url>`` line without extensions."""
         changefreq, priority, url_xml, news_date, news_xml = extras
         plain = url_line(loc, lastmod or None, changefreq, priority)

@@ -25,8 +25,9 @@ from sitemap_spider.sitemaps.runs.lines import digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, ShrinkError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.shards.files import write_document
 from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
-from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR
+from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR, is_news_file
 from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.shards.groups import group_of_file
 from sitemap_spider.sitemaps.shards.shard_loop import ShardLoop
 from sitemap_spider.sitemaps.shards.rich_set import RichSet
 from sitemap_spider.sitemaps.runs.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
@@ -55,6 +56,8 @@ class PublishResult:
     news_too_old: int = 0  # articles left out of the news files: published more than two days ago
     #: What changed since the set published before; the caller closes it. Not part of equality.
     changes: SetChanges | None = field(default=None, compare=False)
+    #: With SITEMAP_GROUPS: URLs per group, in the order of the rules, then "" for the URLs of no group.
+    group_urls: tuple[tuple[str, int], ...] = ()
 
 
 class SitemapSetBuilder:
@@ -239,6 +242,7 @@ class SitemapSetBuilder:
             news_urls=news_urls,
             news_too_old=0 if rich is None else rich.news_too_old,
             changes=changes,
+            group_urls=self._group_urls(shards),
         )
         logger.info(
             "Published %s: %d URLs in %d files (%d duplicates dropped)",
@@ -248,6 +252,15 @@ class SitemapSetBuilder:
             result.duplicates,
         )
         return result
+
+    def _group_urls(self, shards: list[ShardInfo]) -> tuple[tuple[str, int], ...]:
+        if not self.options.groups:
+            return ()
+        counts = dict.fromkeys([group.name for group in self.options.groups] + [""], 0)
+        for shard in shards:
+            if not is_news_file(shard.name):
+                counts[group_of_file(shard.name) or ""] += shard.urls
+        return tuple(counts.items())
 
     def _shared_digests(self, workers: Executor | None) -> set[str] | None:
         """The ``+digest`` that come more than once (``dedupe.repeated_digests``): those of pages

@@ -23,7 +23,8 @@ from sitemap_spider.sitemaps.runs.dedupe import (
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.runs.lines import FirstOfEach, KeptBlock, decode_entry
 from sitemap_spider.sitemaps.shards.finisher import ShardFinisher
-from sitemap_spider.sitemaps.names import NEWS_PREFIX
+from sitemap_spider.sitemaps.shards.groups import GroupedWriter
+from sitemap_spider.sitemaps.names import NEWS_PREFIX, SHARD_PREFIX
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.rich_loop import MAX_NEWS_URLS, RichOutput
 from sitemap_spider.sitemaps.runs.sorting import LineSorter
@@ -74,13 +75,20 @@ class ShardLoop:
             # Every worker busy with a shard while the next one is assembled here.
             in_flight=worker_count + 1 if workers is not None else 2,
         )
-        writer = ShardWriter(
-            self._staging,
-            max_urls=options.max_urls,
-            max_bytes=options.max_bytes,
-            gzip=False,  # the finisher compresses each shard, in the background
-            on_close=finisher.submit,
-            durable=not options.gzip,  # a plain file that is compressed next needs no fsync
+
+        def shard_writer(prefix: str = SHARD_PREFIX) -> ShardWriter:
+            return ShardWriter(
+                self._staging,
+                max_urls=options.max_urls,
+                max_bytes=options.max_bytes,
+                gzip=False,  # the finisher compresses each shard, in the background
+                on_close=finisher.submit,
+                durable=not options.gzip,  # a plain file that is compressed next needs no fsync
+                prefix=prefix,
+            )
+
+        writer: ShardWriter | GroupedWriter = (
+            GroupedWriter(options.groups, shard_writer) if options.groups else shard_writer()
         )
         unique: list[Path] = []
         try:
@@ -128,7 +136,7 @@ class ShardLoop:
             for path in unique:
                 path.unlink(missing_ok=True)
 
-    def _write_blocks(self, writer: ShardWriter, blocks: Iterable[KeptBlock]) -> None:
+    def _write_blocks(self, writer: ShardWriter | GroupedWriter, blocks: Iterable[KeptBlock]) -> None:
         """Write the ``<url>`` lines of the kept lines, and compare them with the previous set."""
         verbatim = self._verbatim
         for locs, lastmods, extras in blocks:
