@@ -94,6 +94,28 @@ def test_second_publish_submits_exactly_what_changed(tmp_path: Path, endpoint: I
     assert not list((tmp_path / "out").glob(".*"))  # no spool or staging file left in the served directory
 
 
+def test_groups_submit_what_changed_across_them(tmp_path: Path, endpoint: IndexNowEndpoint) -> None:
+    """SITEMAP_GROUPS: a set in series per group; a page moved to another group is no change."""
+    groups = '[{"group": "odd", "pattern": "[13579]\\\\.html$"}, {"group": "low", "prefix": "/p/00000"}]'
+    before = pages(30)
+    publish(tmp_path, before, *indexnow(endpoint), f"SITEMAP_GROUPS={groups}", "SITEMAP_MAX_URLS=4")
+    names = sorted(path.name for path in (tmp_path / "out").glob("sitemap-*.xml"))
+    assert names[0] == "sitemap-00001.xml" and "sitemap-low-00001.xml" in names and "sitemap-odd-00004.xml" in names
+    after = dict(before)
+    del after["p/000013.html"]  # in "odd"
+    after["p/000004.html"] = "2024-06-01"  # in "low"
+    after["p/000020.html"] = "2024-06-01"  # in the plain series
+    after["q/new.html"] = None
+    # The rules change too: "low" goes, its pages go to the plain series (or stay in "odd").
+    second = publish(tmp_path, after, *indexnow(endpoint), f"SITEMAP_GROUPS={groups[:groups.index('}') + 1]}]")
+    assert "Changed since the previous set: 1 added, 2 changed, 1 removed" in second.stdout, second.stdout
+    assert "By group: odd 14, other 16." in second.stdout
+    assert endpoint.posts[-1]["urlList"] == [
+        BASE + "p/000004.html", BASE + "p/000013.html", BASE + "p/000020.html", BASE + "q/new.html"
+    ]
+    assert not list((tmp_path / "out").glob("sitemap-low-*"))  # the files of a group gone are removed
+
+
 def test_batches_of_at_most_10000(tmp_path: Path, endpoint: IndexNowEndpoint) -> None:
     publish(tmp_path, pages(25_000), *indexnow(endpoint))
     after = {path: lastmod for path, lastmod in pages(25_000).items() if not path.startswith("p/00")}
