@@ -31,6 +31,7 @@ from sitemap_spider.config_parsing import (
     read_history,
     read_number,
     read_patterns,
+    read_bucket,
     read_groups,
     read_rules,
     read_strings,
@@ -44,6 +45,7 @@ from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps import (
     MAX_BYTES_PER_SITEMAP,
     MAX_URLS_PER_SITEMAP,
+    BucketTarget,
     IngestOptions,
     OutputOptions,
     SitemapGroup,
@@ -145,6 +147,7 @@ class SitemapConfig:
     report_path: Path | None
     max_shrink: float
     groups: tuple[SitemapGroup, ...]
+    bucket: BucketTarget | None
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
     deny: tuple[re.Pattern[str], ...]
@@ -189,6 +192,7 @@ class SitemapConfig:
             validate=read_bool(settings, "SITEMAP_VALIDATE"),
             max_shrink=read_number(settings, "SITEMAP_MAX_SHRINK", float, 0.0, 1.0),
             groups=read_groups(settings, "SITEMAP_GROUPS"),
+            bucket=read_bucket(settings, "SITEMAP_OUTPUT_URI"),
             report_path=Path(report).absolute() if report else None,
             include=read_patterns(settings, "SITEMAP_INCLUDE"),
             exclude=read_patterns(settings, "SITEMAP_EXCLUDE"),
@@ -238,6 +242,7 @@ class SitemapConfig:
             validate=self.validate,
             max_shrink=self.max_shrink,
             groups=self.groups,
+            bucket=self.bucket,
             sort_run_size=self.sort_run_size,
             extra_files=(self.indexnow.key_file,) if self.indexnow is not None else (),
         )

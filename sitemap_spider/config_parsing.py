@@ -12,6 +12,7 @@ import math
 import os
 import re
 from collections.abc import Mapping
+from importlib.util import find_spec
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,7 +22,14 @@ from scrapy.settings import BaseSettings
 
 from sitemap_spider.history.location import HistoryLocation
 from sitemap_spider.render.signs import RENDER_MODES
-from sitemap_spider.sitemaps import CHANGEFREQ_VALUES, SitemapGroup, group_name_problem, normalize_url
+from sitemap_spider.sitemaps import (
+    CHANGEFREQ_VALUES,
+    BucketTarget,
+    SitemapGroup,
+    group_name_problem,
+    normalize_url,
+    parse_bucket_uri,
+)
 
 CHANGEFREQS = CHANGEFREQ_VALUES  # in the order error messages list them
 
@@ -187,6 +195,33 @@ def _rule(where: str, item: Any) -> Rule:
     if changefreq is None and priority is None:
         raise ConfigError(where, "sets neither changefreq nor priority")
     return Rule(_compile(where, item["pattern"]), changefreq, priority)
+
+
+def read_bucket(settings: BaseSettings, name: str) -> BucketTarget | None:
+    """``SITEMAP_OUTPUT_URI``: an ``s3://`` bucket and prefix, with Scrapy's AWS_* settings; None: unset."""
+    uri = read_text(settings, name)
+    if uri is None:
+        return None
+    try:
+        parse_bucket_uri(uri)
+    except ValueError as exc:
+        raise ConfigError(name, str(exc)) from None
+    if find_spec("botocore") is None:
+        raise ConfigError(name, "needs botocore: pip install 'sitemap_spider[s3]' (or botocore)")
+    # AWS_VERIFY, as Scrapy reads it: unset, a boolean, or the path of a CA bundle.
+    verify = settings.get("AWS_VERIFY")
+    if isinstance(verify, str) and verify.lower() in ("true", "false", "1", "0"):
+        verify = settings.getbool("AWS_VERIFY")
+    return BucketTarget(
+        uri=uri,
+        access_key=settings.get("AWS_ACCESS_KEY_ID") or None,
+        secret_key=settings.get("AWS_SECRET_ACCESS_KEY") or None,
+        session_token=settings.get("AWS_SESSION_TOKEN") or None,
+        endpoint_url=settings.get("AWS_ENDPOINT_URL") or None,
+        region=settings.get("AWS_REGION_NAME") or None,
+        verify=verify,
+        use_ssl=settings.getbool("AWS_USE_SSL", True),
+    )
 
 
 def read_groups(settings: BaseSettings, name: str) -> tuple[SitemapGroup, ...]:

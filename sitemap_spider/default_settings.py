@@ -13,6 +13,11 @@ from __future__ import annotations
 # Directory the sitemap set is published to (relative to the working directory; under Scrapyd
 # it must be absolute, since jobs run in Scrapyd's own directory).
 SITEMAP_OUTPUT_DIR = "sitemaps"
+# Object storage the set is published to as well: "s3://bucket/prefix/" (S3, or the S3 API of R2,
+# MinIO, Spaces, B2, with AWS_ENDPOINT_URL), through botocore (the [s3] extra) and Scrapy's AWS_*
+# settings for the credentials. SITEMAP_OUTPUT_DIR is then the working copy: the set is built
+# there, compared with the one the bucket serves, and uploaded, the index last. None: no bucket.
+SITEMAP_OUTPUT_URI: str | None = None
 # Absolute URL the files will be served from: each index <loc> is this URL + the file's name;
 # None means the public origin + "/".
 SITEMAP_BASE_URL: str | None = None

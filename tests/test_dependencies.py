@@ -95,7 +95,11 @@ def test_the_extras_hold_what_only_their_part_imports() -> None:
     imports = third_party_imports()
     extras = project()["optional-dependencies"]
     assert isinstance(extras, dict)
-    parts = {"render": "sitemap_spider/render/", "redis": "sitemap_spider/modes/shared/"}
+    parts = {
+        "render": "sitemap_spider/render/",
+        "redis": "sitemap_spider/modes/shared/",
+        "s3": "sitemap_spider/sitemaps/shards/bucket.py",
+    }
     assert set(extras) == set(parts)
     for extra, part in parts.items():
         for specifier in extras[extra]:

@@ -93,6 +93,10 @@ if TYPE_CHECKING:
     from .shards.storage import (
         process_alive as process_alive,
     )
+    from .shards.bucket import (
+        BucketTarget as BucketTarget,
+        parse_bucket_uri as parse_bucket_uri,
+    )
     from .shards.groups import (
         SitemapGroup as SitemapGroup,
         group_name_problem as group_name_problem,
@@ -139,6 +143,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "changes.compare": ("KINDS", "SetChanges"),
     "shards.set_builder": ("PublishResult", "SitemapSetBuilder"),
     "shards.storage": ("process_alive",),
+    "shards.bucket": ("BucketTarget", "parse_bucket_uri"),
     "shards.groups": ("SitemapGroup", "group_name_problem", "group_of_file"),
     "shards.exporter": ("EXTENSIONS_DROPPED_STAT", "OVER_LIMIT_STAT", "SitemapItemExporter"),
     "ingest.feed": ("BATCH_FORMATS", "Ingest", "IngestOptions", "Tally", "ingest_chunks"),
@@ -151,6 +156,7 @@ __all__ = [
     "BadInput",
     "base_url_of",
     "BATCH_FORMATS",
+    "BucketTarget",
     "CHANGEFREQ_VALUES",
     "CHANGEFREQS",
     "check_entry",
@@ -187,6 +193,7 @@ __all__ = [
     "origin_of",
     "OutputOptions",
     "OVER_LIMIT_STAT",
+    "parse_bucket_uri",
     "parse_lastmod",
     "parse_schema",
     "process_alive",

@@ -12,6 +12,7 @@ from sitemap_spider.sitemaps.rules import check_loc
 from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN
 
 if TYPE_CHECKING:
+    from sitemap_spider.sitemaps.shards.bucket import BucketTarget
     from sitemap_spider.sitemaps.shards.groups import SitemapGroup
 
 
@@ -32,6 +33,8 @@ class OutputOptions:
     extra_files: tuple[tuple[str, bytes], ...] = ()
     #: SITEMAP_GROUPS: each group's URLs in a series of their own (shards/groups.py); (): one series.
     groups: tuple[SitemapGroup, ...] = ()
+    #: SITEMAP_OUTPUT_URI: the bucket the set is published to, from ``output_dir`` (shards/bucket.py).
+    bucket: BucketTarget | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.base_url, str) or not self.base_url.endswith("/"):

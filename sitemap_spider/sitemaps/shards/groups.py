@@ -38,7 +38,10 @@ _LOC_START: Final = len("<url><loc>")
 def group_name_problem(name: object) -> str | None:
     """Why ``name`` cannot name a group, or None if it can."""
     if not isinstance(name, str) or not GROUP_NAME.match(name):
-        return f"must be 1-40 lower-case letters, digits, '-' or '_', starting with a letter or digit, got {name!r}"
+        return (
+            "must be 1-40 lower-case letters, digits, '-' or '_', starting with a letter or digit, "
+            f"got {name!r}"
+        )
     if name in RESERVED_NAMES or name.isdigit():
         return f"{name!r} is reserved for the set's own files"
     return None
@@ -126,7 +129,7 @@ class GroupedWriter:
         """Finish every series; the shards of all of them."""
         shards = [shard for writer in self._writers.values() for shard in writer.close()]
         if len(shards) > MAX_SITEMAPS_PER_INDEX:
-            raise TooManyShardsError(f"the groups need {len(shards)} sitemap files, more than an index may list")
+            raise TooManyShardsError(f"the groups need {len(shards)} sitemap files, more than an index lists")
         return shards
 
     def abort(self) -> None:

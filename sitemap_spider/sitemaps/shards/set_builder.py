@@ -27,6 +27,7 @@ from sitemap_spider.sitemaps.shards.files import write_document
 from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
 from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR, is_news_file
 from sitemap_spider.sitemaps.options import OutputOptions
+from sitemap_spider.sitemaps.shards.bucket import Bucket
 from sitemap_spider.sitemaps.shards.groups import group_of_file
 from sitemap_spider.sitemaps.shards.shard_loop import ShardLoop
 from sitemap_spider.sitemaps.shards.rich_set import RichSet
@@ -202,6 +203,11 @@ class SitemapSetBuilder:
                     f"no sitemap entry to publish; {self.options.output_dir} left as it was"
                 )
             rich = self._rich.output()
+            bucket = None if self.options.bucket is None else Bucket(self.options.bucket)
+            if bucket is not None:
+                # The previous set is the one the bucket serves: the working copy is made it first.
+                with self._storage.publishing_lock():
+                    bucket.pull(self._storage.output_dir, INDEX_NAME)
             finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
             loop = ShardLoop(
                 self._staging, self.options, on_content_duplicate, verbatim=self._verbatim, changes=finder, rich=rich
@@ -222,9 +228,10 @@ class SitemapSetBuilder:
             self._rich.close()
             if self.options.validate:
                 self._validate(shards)
-            self._storage.publish(
-                self._staging, [shard.name for shard in shards], INDEX_NAME, [name for name, _ in self.options.extra_files]
-            )
+            extra_names = [name for name, _ in self.options.extra_files]
+            self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME, extra_names)
+            if bucket is not None:
+                bucket.push(self._storage.output_dir, [shard.name for shard in shards], extra_names, INDEX_NAME)
         except BaseException:
             if changes is not None:
                 changes.close()
