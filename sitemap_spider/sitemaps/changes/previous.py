@@ -24,14 +24,13 @@ from lxml import etree  # type: ignore[import-untyped]
 from sitemap_spider.sitemaps.errors import SitemapError
 from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file, series_of
 from sitemap_spider.sitemaps.xml.elements import (
-    SITEMAP_NAMESPACE,
+    index_locs,
+    url_lines_of_document,
     URLSET_CLOSE,
     URLSET_OPEN,
     parse_url_line,
-    url_line_of_text,
 )
 
-_NS = "{" + SITEMAP_NAMESPACE + "}"
 _HEADER = URLSET_OPEN.decode()
 _CLOSE = URLSET_CLOSE.decode()
 
@@ -55,16 +54,15 @@ def previous_shards(output_dir: Path, index_name: str) -> list[Path] | None:
         return None
     shards = []
     try:
-        for _, element in etree.iterparse(str(index), events=("end",), tag=_NS + "loc"):
-            name = (element.text or "").strip().rsplit("/", 1)[-1]
+        for loc in index_locs(str(index)):
+            name = loc.rsplit("/", 1)[-1]
             path = output_dir / name
             # Only this directory's own shards: any other file would be a guess at what was listed.
             if not SHARD_FILE_PATTERN.match(name) or not path.is_file():
-                raise PreviousSetError(f"{index_name} lists {element.text!r}, not a sitemap file of {output_dir}")
+                raise PreviousSetError(f"{index_name} lists {loc!r}, not a sitemap file of {output_dir}")
             # A news file lists again some URLs of the shards (listed before it): the shards say it all.
             if not is_news_file(name):
                 shards.append(path)
-            element.clear()
     except (etree.XMLSyntaxError, OSError) as exc:
         raise PreviousSetError(f"cannot read {index}: {exc}") from exc
     return shards
@@ -79,28 +77,10 @@ def _open_text(path: Path) -> IO[str]:
 
 def _parsed_lines(path: Path) -> Iterator[str]:
     """A shard in another layout, stream-parsed, as the lines the shard writer would write."""
-    loc: str | None = None
-    # lastmod, changefreq, priority: kept as written, so that the line of an unchanged page is
-    # the same text as the new set's (one comparison, no parsing).
-    fields: dict[str, str] = {}
-    tags = (_NS + "loc", _NS + "lastmod", _NS + "changefreq", _NS + "priority", _NS + "url")
     try:
         gzipped = path.name.endswith(".gz")
         with igzip.open(path, "rb") if gzipped else open(path, "rb") as raw:  # type: ignore[no-untyped-call]
-            for _, element in etree.iterparse(raw, events=("end",), tag=tags):
-                name = element.tag[len(_NS) :]
-                if name == "loc":
-                    loc = (element.text or "").strip()
-                elif name != "url":
-                    fields[name] = (element.text or "").strip()
-                else:
-                    if loc:
-                        yield url_line_of_text(loc, fields)
-                    loc = None
-                    fields.clear()
-                    element.clear()
-                    while element.getprevious() is not None:
-                        del element.getparent()[0]
+            yield from url_lines_of_document(raw)
     except (etree.XMLSyntaxError, OSError, EOFError) as exc:
         raise PreviousSetError(f"cannot read {path}: {exc}") from exc
 

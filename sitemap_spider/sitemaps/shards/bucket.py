@@ -17,6 +17,7 @@ the bucket serves, whichever machine published it last. The crawl history stays 
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import uuid
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 
 from sitemap_spider.sitemaps.errors import SitemapError
 from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, STAGING_PREFIX
+from sitemap_spider.sitemaps.xml.elements import index_locs
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -225,18 +227,14 @@ class Bucket:
 
 def _listed_names(index: bytes) -> list[str]:
     """The file names a sitemap index lists (the last path segment of each ``<loc>``)."""
-    from lxml import etree  # type: ignore[import-untyped]  # noqa: PLC0415
-
     try:
-        root = etree.fromstring(index)
-    except etree.XMLSyntaxError as exc:
+        locs = list(index_locs(io.BytesIO(index)))
+    except Exception as exc:  # lxml's XMLSyntaxError, untyped here
         raise BucketError(f"the published index cannot be read: {exc}") from exc
-    names = []
-    for loc in root.iter("{*}loc"):
-        name = (loc.text or "").strip().rsplit("/", 1)[-1]
+    names = [loc.rsplit("/", 1)[-1] for loc in locs]
+    for loc, name in zip(locs, names, strict=True):
         if not SHARD_FILE_PATTERN.match(name):
-            raise BucketError(f"the published index lists {loc.text!r}, not a file of this set")
-        names.append(name)
+            raise BucketError(f"the published index lists {loc!r}, not a file of this set")
     return names
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from html import unescape
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -27,12 +26,12 @@ from sitemap_spider.sitemaps.errors import TooManyShardsError
 from sitemap_spider.sitemaps.limits import MAX_SITEMAPS_PER_INDEX
 from sitemap_spider.sitemaps.names import SHARD_PREFIX, group_prefix
 from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter
+from sitemap_spider.sitemaps.xml.elements import loc_in
 
 #: What a group may be called: it goes into file names and URLs as it is.
 GROUP_NAME: Final = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: Names a group may not take: the news files' series, and names that read as a file number.
 RESERVED_NAMES: Final = frozenset({"news"})
-_LOC_START: Final = len("<url><loc>")
 
 
 def group_name_problem(name: object) -> str | None:
@@ -101,8 +100,7 @@ class GroupedWriter:
         self._writers: dict[str | None, ShardWriter] = {None: self._plain}
 
     def _writer(self, line: str) -> ShardWriter:
-        loc = line[_LOC_START : line.index("</loc>", _LOC_START)]
-        group = group_of(self._groups, unescape(loc) if "&" in loc else loc)
+        group = group_of(self._groups, loc_in(line))
         writer = self._writers.get(group)
         if writer is None:
             assert group is not None

@@ -4,14 +4,17 @@ Every function here is pure and takes fields that passed the checks of rules.py.
 one ``<url>`` per line; ``url_line`` writes one, ``url_lines`` a block of them from the
 columns of the publishing loop (the fast path: one f-string for the common entry, pinned to the
 XML that lxml and Scrapy's ``Sitemap`` read back by tests/test_xml.py), and ``parse_url_line``
-reads the loc and lastmod of a line of the previous set back.
+reads the loc and lastmod of a line of the previous set back; ``index_locs`` reads an index's.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from typing import Final
+from collections.abc import Iterator
+from typing import IO, Final
+
+from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.runs.lines import Extras
@@ -151,8 +154,43 @@ def parse_url_line(line: str) -> tuple[str, str | None] | None:
 
 
 def loc_in(line: str) -> str:
-    """The loc of a ``<url>`` line, extensions or not (for a message)."""
-    return html.unescape(line[len(_URL_LINE_START) : line.find("</loc>")])
+    """The loc of a ``<url>`` line, extensions or not."""
+    loc = line[len(_URL_LINE_START) : line.find("</loc>")]
+    return html.unescape(loc) if "&" in loc else loc
+
+
+def url_lines_of_document(raw: IO[bytes]) -> Iterator[str]:
+    """The ``<url>`` elements of a ``<urlset>`` in any layout (another generator's, or with
+    extensions), stream-parsed, as the lines ``url_line`` writes, without their extensions;
+    lxml's XMLSyntaxError if it is not XML."""
+    ns = "{" + SITEMAP_NAMESPACE + "}"
+    loc: str | None = None
+    # lastmod, changefreq, priority: kept as written, so that the line of an unchanged page is
+    # the same text as the one the shard writer writes (one comparison, no parsing).
+    fields: dict[str, str] = {}
+    tags = (ns + "loc", ns + "lastmod", ns + "changefreq", ns + "priority", ns + "url")
+    for _, element in etree.iterparse(raw, events=("end",), tag=tags):
+        name = element.tag[len(ns) :]
+        if name == "loc":
+            loc = (element.text or "").strip()
+        elif name != "url":
+            fields[name] = (element.text or "").strip()
+        else:
+            if loc:
+                yield url_line_of_text(loc, fields)
+            loc = None
+            fields.clear()
+            element.clear()
+            while element.getprevious() is not None:
+                del element.getparent()[0]
+
+
+def index_locs(source: str | IO[bytes]) -> Iterator[str]:
+    """The ``<loc>`` of each ``<sitemap>`` of a sitemap index (a path or a binary file), streamed;
+    lxml's XMLSyntaxError if it is not XML."""
+    for _, element in etree.iterparse(source, events=("end",), tag="{" + SITEMAP_NAMESPACE + "}loc"):
+        yield (element.text or "").strip()
+        element.clear()
 
 
 def sitemap_element(loc: str, lastmod: str | None) -> bytes:
