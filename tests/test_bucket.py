@@ -24,9 +24,11 @@ import pytest
 from botocore.session import get_session  # type: ignore[import-untyped]
 from moto.server import ThreadedMotoServer
 
-from tests.crawl_fixtures import REPO_ROOT, RunningSite, run_crawl
+from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
+from tests.generated_site import build_generated_site
 from tests.site_server import closed_port
 from tests.sitemap_check import read_sitemap_set
+from tests.test_crawl import assert_same_entries, without_traps
 
 BASE = "https://www.example.com/"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION_NAME": "us-east-1"}
@@ -217,3 +219,30 @@ def test_a_bad_uri_names_the_setting(tmp_path: Path, uri: str) -> None:
     done = publish(tmp_path, "work", pages(1), f"SITEMAP_OUTPUT_URI={uri}")
     assert done.returncode != 0
     assert "SITEMAP_OUTPUT_URI" in done.stderr, done.stderr[-2000:]
+
+
+def test_shared_workers_without_a_shared_disk_publish_into_the_bucket(
+    tmp_path: Path, moto_url: str, bucket: str, redis_url: str
+) -> None:
+    """Two workers of one Redis crawl, each with a working directory of its own (two hosts, no
+    shared disk): the one that publishes puts the whole set in the bucket."""
+    settings = {
+        "SITEMAP_REDIS_URL": redis_url, "SITEMAP_REDIS_IDLE_SECONDS": "0.5", "SITEMAP_REDIS_LEASE_SECONDS": "2",
+        "SITEMAP_OUTPUT_URI": f"s3://{bucket}/", "AWS_ENDPOINT_URL": moto_url, **CREDENTIALS,
+    }  # fmt: skip
+    with serve_site(lambda origin, _other: build_generated_site(origin, 300)) as site:
+        processes = []
+        for host in ("host-a", "host-b"):
+            work = tmp_path / host
+            work.mkdir()
+            log = (work / "crawl.log").open("w", encoding="utf-8")
+            args = crawl_command(site.start_url, work, settings=settings)
+            processes.append(subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True))
+        codes = [process.wait(timeout=240) for process in processes]
+        logs = [(tmp_path / host / "crawl.log").read_text(encoding="utf-8") for host in ("host-a", "host-b")]
+        assert codes == [0, 0], [log[-3000:] for log in logs]
+        assert sum("Sitemap published:" in log for log in logs) == 1, [log[-3000:] for log in logs]
+        assert all("scheduler/dequeued/redis" in log for log in logs)
+        download(moto_url, bucket, "", tmp_path / "bucket")
+        urls = read_sitemap_set(tmp_path / "bucket", site.origin + "/")
+        assert_same_entries(without_traps(site.spec, urls), site.spec.expected_listed())
