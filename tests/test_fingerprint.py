@@ -37,6 +37,7 @@ def page(token: str = "a1", minute: str = "01", title: str = "A post", extra: st
         ("a generated-at line inside main", page(extra="<p>Generated at 10:11:12</p>")),
         ("a rendered-in stamp inside main", page(extra="<p>Rendered in 0.0123 s at 10:11:12.</p>")),
         ("a clock time inside main", page(extra="<p>10:11:12</p>").replace("10:11:12", "23:59:58")),
+        ("a page-created stamp over two lines", page(extra="<p>Page\n  created in 0.4567 s</p>")),
         ("a hidden box", page(extra='<div hidden>token 1234</div>')),
         ("a sidebar widget by class", page(extra='<div class="widget sidebar">Popular: X</div>')),
         ("a comment", page(extra="<!-- cache hit 123 -->")),

@@ -60,7 +60,9 @@ _STAMP_SENTENCE = re.compile(
 )
 #: Changes whenever the same page would give another fingerprint (see same_content).
 VERSION = "v2:"
-_STAMP_WORDS = ("generated", "rendered", "served", "built", "cached", "page")
+_STAMP_WORDS = ("generated", "rendered", "served", "built", "cached")
+# "page" alone is on most pages ("Page 2", "Next page"): only "page created/loaded" starts a stamp.
+_PAGE_STAMP = re.compile(r"page\s+(?:created|loaded)")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s*(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT))?")
 
 
@@ -77,7 +79,7 @@ def content_fingerprint(root: Any) -> str:
     text = "\n".join(parts)
     lowered = text.lower()
     # Python's re tries the stamp's alternation at every position: look for its words first.
-    if any(word in lowered for word in _STAMP_WORDS):
+    if any(word in lowered for word in _STAMP_WORDS) or ("page" in lowered and _PAGE_STAMP.search(lowered)):
         text = _STAMP_SENTENCE.sub(" ", text)
     if ":" in text:
         text = _CLOCK.sub(" ", text)
