@@ -67,6 +67,9 @@ class SharedMode(DurableMode):
         assert config.shared is not None
         shared = SharedCrawl(crawler, config.shared, target)
         shared.keep_open = self.held.keep_open
+        # One tail for the whole crawl, as in a two-process one: told through Redis.
+        shared.time_is_up = self.held.time_is_up
+        self.held.on_time_up.append(shared.tell_time_up)
         shared.connect()  # it joins the crawl when the spider opens
         self.state = shared
 

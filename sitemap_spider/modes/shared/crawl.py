@@ -57,7 +57,8 @@ class CrawlKeys:
     """The Redis keys of one shared crawl."""
 
     DATA = (
-        "requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts", "history", "problems"
+        "requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts", "history", "problems",
+        "tail_up",
     )  # fmt: skip
 
     def __init__(self, crawl_id: str) -> None:
@@ -98,6 +99,12 @@ class SharedCrawl:
         self._start_urls = json.dumps(list(target.start_urls))
         #: Whether this worker holds requests back (retries): the mode's HeldRequests.keep_open.
         self.keep_open: Callable[[], bool] = lambda: False
+        #: The failing pages' time is up in another worker: the mode's HeldRequests.time_is_up.
+        self.time_is_up: Callable[[], None] = lambda: None
+
+    def tell_time_up(self) -> None:
+        """This worker ran its last pass: the failing pages of every worker have had their time."""
+        self.redis.set(self.keys.tail_up, self.worker)
 
     def join(self) -> str:
         """Start the crawl (clear, then seed), join it, or take it up again; return which."""
@@ -260,6 +267,9 @@ class SharedCrawl:
         """spider_idle: keep this worker open until the whole crawl has ended."""
         if self.failure is not None:
             return
+        if self.redis.exists(self.keys.tail_up):
+            # One tail for the crawl (modes/held.py): another worker's failing pages had their time.
+            self.time_is_up()
         if self.keep_open():
             # Retries held by this worker keep their leases: the crawl is not over.
             raise DontCloseSpider
