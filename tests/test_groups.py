@@ -63,13 +63,14 @@ def _crawl(site: SiteServer, out: Path, groups: list[dict[str, str]]) -> tuple[d
     for path in sorted(result.output_dir.glob("sitemap-*.xml")):
         files[path.name] = [url["loc"][len(origin) :] for url in read_urlset(path)]
     assert result.report is not None
-    return files, result.stderr, result.report["stats"]
+    return files, result.stderr, result.report
 
 
 def test_each_group_has_its_own_series_and_a_move_between_groups_changes_nothing(
     site: SiteServer, tmp_path: Path
 ) -> None:
-    files, stderr, stats = _crawl(site, tmp_path, GROUPS)
+    files, stderr, report = _crawl(site, tmp_path, GROUPS)
+    stats = report["stats"]
     assert files == {
         "sitemap-00001.xml": ["/", "/about"],
         "sitemap-docs-00001.xml": ["/docs/a", "/docs/b?v=2&lang=en"],
@@ -80,6 +81,7 @@ def test_each_group_has_its_own_series_and_a_move_between_groups_changes_nothing
     assert stats["sitemap/group_urls/posts"] == 3
     assert stats["sitemap/group_urls/docs"] == 2
     assert stats["sitemap/group_urls/other"] == 2
+    assert report["groups"] == {"posts": 3, "docs": 2, "other": 2}  # the report's summary
 
     # The docs move into the plain series, the posts stay: the same URLs, the same lastmods.
     files, stderr, _ = _crawl(site, tmp_path, GROUPS[:1])
