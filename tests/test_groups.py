@@ -21,7 +21,7 @@ from scrapy.settings import Settings
 from sitemap_spider.config import ConfigError
 from sitemap_spider.config_parsing import read_groups
 from sitemap_spider.sitemaps import SitemapGroup
-from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN
+from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file
 from sitemap_spider.sitemaps.shards.groups import group_of, group_of_file
 from tests.crawl_fixtures import run_crawl
 from tests.site_server import HTML, SiteServer, html_page, links
@@ -112,6 +112,10 @@ def test_group_of_takes_the_first_matching_rule() -> None:
     assert group_of_file("sitemap-00001.xml") is None
     assert group_of_file("sitemap-news-00001.xml") is None
     assert SHARD_FILE_PATTERN.match("sitemap-all-blog-00003.xml.gz")
+    # A group whose name starts with "news-" is a group, not the news files.
+    assert group_of_file("sitemap-news-archive-00001.xml") == "news-archive"
+    assert not is_news_file("sitemap-news-archive-00001.xml")
+    assert is_news_file("sitemap-news-00002.xml.gz")
 
 
 @pytest.mark.parametrize(

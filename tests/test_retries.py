@@ -205,6 +205,43 @@ def test_the_tail_clock_waits_while_a_retry_brings_new_pages(monkeypatch: pytest
     assert timers[-1] == 1040.0
 
 
+def test_another_process_s_last_pass_cuts_only_a_tail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """time_is_up (the other process ran its last pass): at once if only failing pages are left
+    here too; ignored while this process still fetches pages, whose failing pages keep their time."""
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+
+    from sitemap_spider.modes import held as held_module
+
+    now = [1000.0]
+    timers: list[tuple[float, object]] = []
+
+    class Timer:
+        def cancel(self) -> None:
+            pass
+
+    def call_later(delay: float, func: object, *_: object) -> Timer:
+        timers.append((now[0] + delay, func))
+        return Timer()
+
+    monkeypatch.setattr(held_module, "monotonic", lambda: now[0])
+    monkeypatch.setattr(held_module, "call_later", call_later)
+    held = held_module.HeldRequests(get_crawler(), last_pass_delay=30.0)
+    held.hold(Request("https://example.com/failing"), 100.0)
+    held.time_is_up()  # pages are still fetched here: nothing changes
+    assert timers == [(1100.0, held._release_due)]
+    assert held.keep_open()
+    assert timers[-1] == (1030.0, held._check_site)
+    now[0] = 1005.0
+    held.time_is_up()  # only failing pages left here too: the site check, then the last pass, now
+    assert timers[-1] == (1005.0, held._check_site)
+    # A later spell of failing pages (the check has run) still has the rest of its own time.
+    held._pass_timer, held._tail_since, held._tail_spent = None, None, 5.0
+    now[0] = 1200.0
+    assert held.keep_open()
+    assert timers[-1] == (1225.0, held._check_site)
+
+
 def _stats(result: CrawlResult) -> dict[str, object]:
     assert result.report is not None, result.describe()
     stats: dict[str, object] = result.report["stats"]

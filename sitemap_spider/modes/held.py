@@ -155,18 +155,19 @@ class HeldRequests:
             self._pass_timer = None
 
     def time_is_up(self) -> None:
-        """The other process of the crawl ran its last pass: the failing pages here have had their time too.
+        """Another process of the crawl ran its last pass: if nothing but failing pages is left here
+        too, their time is up as well (one crawl, one tail). The site is checked as at any last pass.
 
-        One crawl, one tail: without this, each process of a two-process crawl waited out its
-        own, and a page found late by one kept the whole crawl open after the other was done.
+        Without this, each process of a crawl waited out its own tail, and a page found late by
+        one kept the whole crawl open after the other was done. A process still fetching pages
+        is not at its tail: its failing pages keep their own time.
         """
-        self._tail_spent = self.last_pass_delay
         if self._tail_since is None or self._checking or self.hurry:
-            return  # pages to fetch here still: the last pass comes when they are done, at once
+            return
         if self._pass_timer is not None:
             self._pass_timer.cancel()
         self._pass_at = monotonic()
-        self._pass_timer = call_later(0, self._start_last_pass, False)
+        self._pass_timer = call_later(0, self._check_site)
 
     def _pause_tail(self) -> None:
         """Pages are being fetched again: the time since the spell began counts, the clock stops until the next."""
@@ -235,13 +236,12 @@ class HeldRequests:
             return
         self._start_last_pass()
 
-    def _start_last_pass(self, tell: bool = True) -> None:
+    def _start_last_pass(self) -> None:
         """Release every held request now: retries keep the tries they have left, the rest is the last pass."""
         self._pass_timer = None
         self.hurry = True
-        if tell:
-            for told in self.on_time_up:
-                told()
+        for told in self.on_time_up:
+            told()
         retries = [request for _, _, request in sorted(self._due)]
         self._due.clear()
         self._arm()

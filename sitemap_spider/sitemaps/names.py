@@ -42,5 +42,6 @@ def series_of(name: str) -> str:
 
 
 def is_news_file(name: str) -> bool:
-    """Whether a sitemap file of a set is a news file (its URLs are in the shards too)."""
-    return name.startswith(NEWS_PREFIX + "-")
+    """Whether a sitemap file of a set is a news file (its URLs are in the shards too); a group
+    named ``news-archive`` (``sitemap-news-archive-00001.xml``) is not."""
+    return series_of(name) == NEWS_PREFIX

@@ -101,10 +101,11 @@ class SharedCrawl:
         self.keep_open: Callable[[], bool] = lambda: False
         #: The failing pages' time is up in another worker: the mode's HeldRequests.time_is_up.
         self.time_is_up: Callable[[], None] = lambda: None
+        self._tail_told: int | None = None  # the crawl's count of last passes, as this worker last read it
 
     def tell_time_up(self) -> None:
-        """This worker ran its last pass: the failing pages of every worker have had their time."""
-        self.redis.set(self.keys.tail_up, self.worker)
+        """This worker ran its last pass: a worker at its own tail runs it too (held.py's time_is_up)."""
+        self.redis.incr(self.keys.tail_up)
 
     def join(self) -> str:
         """Start the crawl (clear, then seed), join it, or take it up again; return which."""
@@ -267,8 +268,12 @@ class SharedCrawl:
         """spider_idle: keep this worker open until the whole crawl has ended."""
         if self.failure is not None:
             return
-        if self.redis.exists(self.keys.tail_up):
-            # One tail for the crawl (modes/held.py): another worker's failing pages had their time.
+        # One tail for the crawl (modes/held.py): each last pass of a worker is said once to the others.
+        told = int(self.redis.get(self.keys.tail_up) or 0)
+        if self._tail_told is None:
+            self._tail_told = told  # last passes of before this worker joined are not its business
+        elif told > self._tail_told:
+            self._tail_told = told
             self.time_is_up()
         if self.keep_open():
             # Retries held by this worker keep their leases: the crawl is not over.

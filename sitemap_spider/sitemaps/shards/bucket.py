@@ -8,7 +8,9 @@ sitemap files first, then the files published beside them (the IndexNow key), th
 The index is the commit point: a reader sees the old index, naming files that all exist, until
 the new one is written, and the old set's files that the new index no longer names are deleted
 only after it. A failure in the upload (a refused file, the network) leaves the live set as it
-was, and the publish fails.
+was, and the publish fails. A failure while copying (requests inside the bucket, rarer) can leave
+some files of the new set under the old index, never a missing file; the next publish compares
+with what the bucket then serves and puts the whole set in place.
 
 Before a set is built, the working copy is made the bucket's published set (:meth:`Bucket.pull`),
 so that the comparison with the previous set (changes, IndexNow) and the shrink guard read what
@@ -121,7 +123,10 @@ class Bucket:
         except ImportError as exc:  # the setting is checked at start-up
             raise BucketError(f"{target.uri} needs botocore: pip install 'sitemap_spider[s3]'") from exc
         self._errors: tuple[type[BaseException], ...] = (BotoCoreError, ClientError)
-        self._client = target.client()
+        try:
+            self._client = target.client()
+        except (BotoCoreError, ValueError) as exc:  # a bad endpoint URL, region or credentials file
+            raise BucketError(f"cannot reach {target.uri}: {exc}") from exc
 
     def pull(self, local_dir: Path, index_name: str) -> None:
         """Make ``local_dir`` hold the set the bucket publishes now (nothing, if it publishes none)."""
