@@ -144,7 +144,7 @@ class SetPublisher:
             self.stats.set_value(keys.URLS, result.urls)
             self.stats.set_value(keys.FILES, result.files)
             for group, urls in result.group_urls:
-                self.stats.set_value(keys.GROUP_URLS + (group or "other"), urls)
+                self.stats.set_value(keys.GROUP_URLS + group, urls)
             if result.duplicates:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
             changes = result.changes
@@ -227,7 +227,7 @@ class SetPublisher:
             "index_url": result.index_url,
         }
         if result.group_urls:
-            summary["groups"] = {group or "other": urls for group, urls in result.group_urls}
+            summary["groups"] = dict(result.group_urls)
         return summary
 
     def _log_rendering(self) -> None:
@@ -287,7 +287,7 @@ def describe_groups(group_urls: tuple[tuple[str, int], ...]) -> str:
     """The URLs per group (SITEMAP_GROUPS) as a line of the summary; '' without groups."""
     if not group_urls:
         return ""
-    return "\n  by group: " + ", ".join(f"{group or 'other'} {urls:,}" for group, urls in group_urls)
+    return "\n  by group: " + ", ".join(f"{group} {urls:,}" for group, urls in group_urls)
 
 
 def record_submission(stats: StatsCollector, outcome: Submission) -> None:

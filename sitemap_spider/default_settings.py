@@ -38,7 +38,8 @@ SITEMAP_MAX_SHRINK = 0.5
 # the first rule that matches a URL (a path prefix, or a regular expression searched in the
 # URL) names its group. Each group's URLs go into files of their own, sitemap-<group>-00001.xml,
 # sharded at the limits; the URLs no rule matches stay in sitemap-00001.xml. Search Console then
-# reports indexing per section. Names: lower-case letters, digits, '-' and '_'.
+# reports indexing per section. Names: lower-case letters, digits, '-' and '_' ("news" and
+# "other", the URLs of no group in the counts, are taken).
 SITEMAP_GROUPS: list[dict[str, str]] = []
 # Path of the report: JSON (counts, stats, every excluded URL with its reason), or, for a path
 # ending in .html, one self-contained page with charts and sortable tables; None: no report.

@@ -123,6 +123,7 @@ def test_group_of_takes_the_first_matching_rule() -> None:
     [
         ('[{"group": "Posts", "prefix": "/blog/"}]', "SITEMAP_GROUPS[0]", "lower-case"),
         ('[{"group": "news", "prefix": "/news/"}]', "SITEMAP_GROUPS[0]", "reserved"),
+        ('[{"group": "other", "prefix": "/o/"}]', "SITEMAP_GROUPS[0]", "reserved"),
         ('[{"group": "2024", "prefix": "/2024/"}]', "SITEMAP_GROUPS[0]", "reserved"),
         ('[{"group": "posts"}]', "SITEMAP_GROUPS[0]", "either a 'prefix'"),
         ('[{"group": "posts", "prefix": "/a/", "pattern": "b"}]', "SITEMAP_GROUPS[0]", "either a 'prefix'"),

@@ -167,7 +167,7 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
         left_out.append(f"{unchecked:,} hreflang alternate(s) on other hosts written unchecked")
     if result.news_urls or result.news_too_old:
         left_out.append(f"{result.news_urls:,} article(s) in news files, {result.news_too_old:,} older than 2 days left out")
-    groups = ", ".join(f"{group or 'other'} {urls:,}" for group, urls in result.group_urls)
+    groups = ", ".join(f"{group} {urls:,}" for group, urls in result.group_urls)
     return (
         f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "
         f"({tally.lines:,} lines; {', '.join(left_out)}); index {result.index_path}. "

@@ -24,14 +24,16 @@ from urllib.parse import urlsplit
 
 from sitemap_spider.sitemaps.errors import TooManyShardsError
 from sitemap_spider.sitemaps.limits import MAX_SITEMAPS_PER_INDEX
-from sitemap_spider.sitemaps.names import SHARD_PREFIX, group_prefix
+from sitemap_spider.sitemaps.names import NEWS_PREFIX, SHARD_PREFIX, group_prefix, series_of
 from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter
 from sitemap_spider.sitemaps.xml.elements import loc_in
 
 #: What a group may be called: it goes into file names and URLs as it is.
 GROUP_NAME: Final = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
-#: Names a group may not take: the news files' series, and names that read as a file number.
-RESERVED_NAMES: Final = frozenset({"news"})
+#: What the counts per group call the URLs of no group (the plain series).
+OTHER_GROUP: Final = "other"
+#: Names a group may not take: the news files' series, and the name of the URLs of no group.
+RESERVED_NAMES: Final = frozenset({"news", OTHER_GROUP})
 
 
 def group_name_problem(name: object) -> str | None:
@@ -42,7 +44,7 @@ def group_name_problem(name: object) -> str | None:
             f"got {name!r}"
         )
     if name in RESERVED_NAMES or name.isdigit():
-        return f"{name!r} is reserved for the set's own files"
+        return f"{name!r} is reserved (the news files, the URLs of no group, a file number)"
     return None
 
 
@@ -80,12 +82,10 @@ def group_of(groups: tuple[SitemapGroup, ...], loc: str) -> str | None:
 
 def group_of_file(name: str) -> str | None:
     """The group a sitemap file of a set belongs to (None: the plain series or the news files)."""
-    stem = name.split(".", 1)[0]  # sitemap-posts-00001
-    series = stem.rsplit("-", 1)[0]
-    if series == SHARD_PREFIX or not series.startswith(SHARD_PREFIX + "-"):
+    series = series_of(name)  # sitemap-posts
+    if series in (SHARD_PREFIX, NEWS_PREFIX) or not series.startswith(SHARD_PREFIX + "-"):
         return None
-    group = series[len(SHARD_PREFIX) + 1 :]
-    return None if group in RESERVED_NAMES else group
+    return series[len(SHARD_PREFIX) + 1 :]
 
 
 class GroupedWriter:
@@ -96,8 +96,7 @@ class GroupedWriter:
         """``make_writer(prefix)``: a ShardWriter for the files named ``<prefix>-00001.xml``."""
         self._groups = groups
         self._make_writer = make_writer
-        self._plain = make_writer(SHARD_PREFIX)
-        self._writers: dict[str | None, ShardWriter] = {None: self._plain}
+        self._writers: dict[str | None, ShardWriter] = {None: make_writer(SHARD_PREFIX)}
 
     def _writer(self, line: str) -> ShardWriter:
         group = group_of(self._groups, loc_in(line))

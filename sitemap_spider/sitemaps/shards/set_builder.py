@@ -28,7 +28,7 @@ from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
 from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR, is_news_file
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.bucket import Bucket
-from sitemap_spider.sitemaps.shards.groups import group_of_file
+from sitemap_spider.sitemaps.shards.groups import OTHER_GROUP, group_of_file
 from sitemap_spider.sitemaps.shards.shard_loop import ShardLoop
 from sitemap_spider.sitemaps.shards.rich_set import RichSet
 from sitemap_spider.sitemaps.runs.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
@@ -57,7 +57,7 @@ class PublishResult:
     news_too_old: int = 0  # articles left out of the news files: published more than two days ago
     #: What changed since the set published before; the caller closes it. Not part of equality.
     changes: SetChanges | None = field(default=None, compare=False)
-    #: With SITEMAP_GROUPS: URLs per group, in the order of the rules, then "" for the URLs of no group.
+    #: With SITEMAP_GROUPS: URLs per group, in the order of the rules, then "other" for the URLs of no group.
     group_urls: tuple[tuple[str, int], ...] = ()
 
 
@@ -263,10 +263,10 @@ class SitemapSetBuilder:
     def _group_urls(self, shards: list[ShardInfo]) -> tuple[tuple[str, int], ...]:
         if not self.options.groups:
             return ()
-        counts = dict.fromkeys([group.name for group in self.options.groups] + [""], 0)
+        counts = dict.fromkeys([group.name for group in self.options.groups] + [OTHER_GROUP], 0)
         for shard in shards:
             if not is_news_file(shard.name):
-                counts[group_of_file(shard.name) or ""] += shard.urls
+                counts[group_of_file(shard.name) or OTHER_GROUP] += shard.urls
         return tuple(counts.items())
 
     def _shared_digests(self, workers: Executor | None) -> set[str] | None:
