@@ -23,7 +23,7 @@ import io
 import logging
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,7 +150,7 @@ class Bucket:
             )  # fmt: skip
             for name in names:
                 self._download(name, local_dir / name)
-            _write_atomically(local_index, index)
+            _write_whole(local_index, [index])
             for path in self._local_set(local_dir):
                 if path.name not in names:
                     path.unlink()
@@ -210,11 +210,7 @@ class Bucket:
 
     def _download(self, name: str, path: Path) -> None:
         answer = self._client.get_object(Bucket=self.bucket, Key=self.prefix + name)
-        partial = path.with_name(f".{path.name}.part")
-        with open(partial, "wb") as out:
-            for chunk in iter(lambda: answer["Body"].read(_CHUNK), b""):
-                out.write(chunk)
-        os.replace(partial, path)
+        _write_whole(path, iter(lambda: answer["Body"].read(_CHUNK), b""))
 
     def _listed_keys(self, prefix: str, delimiter: str = "/") -> Iterator[tuple[str, str]]:
         """(key, the rest of it after ``prefix``) of the objects under ``prefix`` (directly under
@@ -243,7 +239,13 @@ def _listed_names(index: bytes) -> list[str]:
     return names
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _write_whole(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write ``path`` under a hidden name, then rename it: a failure leaves neither half a file nor litter."""
     partial = path.with_name(f".{path.name}.part")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+    try:
+        with open(partial, "wb") as out:
+            for chunk in chunks:
+                out.write(chunk)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
