@@ -41,6 +41,12 @@ def series_of(name: str) -> str:
     return name.split(".", 1)[0].rsplit("-", 1)[0]
 
 
+def listed_file_name(loc: str) -> str | None:
+    """The file of a set an index ``<loc>`` names (its last path segment), or None if that is not one."""
+    name = loc.rsplit("/", 1)[-1]
+    return name if SHARD_FILE_PATTERN.match(name) else None
+
+
 def is_news_file(name: str) -> bool:
     """Whether a sitemap file of a set is a news file (its URLs are in the shards too); a group
     named ``news-archive`` (``sitemap-news-archive-00001.xml``) is not."""

@@ -22,7 +22,7 @@ from isal import igzip
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.errors import SitemapError
-from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, is_news_file, series_of
+from sitemap_spider.sitemaps.names import is_news_file, listed_file_name, series_of
 from sitemap_spider.sitemaps.xml.elements import (
     index_locs,
     url_lines_of_document,
@@ -55,11 +55,11 @@ def previous_shards(output_dir: Path, index_name: str) -> list[Path] | None:
     shards = []
     try:
         for loc in index_locs(str(index)):
-            name = loc.rsplit("/", 1)[-1]
-            path = output_dir / name
+            name = listed_file_name(loc)
             # Only this directory's own shards: any other file would be a guess at what was listed.
-            if not SHARD_FILE_PATTERN.match(name) or not path.is_file():
+            if name is None or not (output_dir / name).is_file():
                 raise PreviousSetError(f"{index_name} lists {loc!r}, not a sitemap file of {output_dir}")
+            path = output_dir / name
             # A news file lists again some URLs of the shards (listed before it): the shards say it all.
             if not is_news_file(name):
                 shards.append(path)

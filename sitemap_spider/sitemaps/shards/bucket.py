@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemap_spider.sitemaps.errors import SitemapError
-from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, STAGING_PREFIX
+from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, STAGING_PREFIX, listed_file_name
 from sitemap_spider.sitemaps.xml.elements import index_locs
 
 if TYPE_CHECKING:
@@ -232,10 +232,12 @@ def _listed_names(index: bytes) -> list[str]:
         locs = list(index_locs(io.BytesIO(index)))
     except Exception as exc:  # lxml's XMLSyntaxError, untyped here
         raise BucketError(f"the published index cannot be read: {exc}") from exc
-    names = [loc.rsplit("/", 1)[-1] for loc in locs]
-    for loc, name in zip(locs, names, strict=True):
-        if not SHARD_FILE_PATTERN.match(name):
+    names = []
+    for loc in locs:
+        name = listed_file_name(loc)
+        if name is None:
             raise BucketError(f"the published index lists {loc!r}, not a file of this set")
+        names.append(name)
     return names
 
 
