@@ -6,8 +6,9 @@
 
 In one run, on one site served by nginx (or the Python fallback; both answer conditional
 requests with 304), as subprocesses: the bare Scrapy spider, our first crawl (``scrapy crawl
-sitemap`` with a fresh history file), and our recrawl (the same command, the same history,
-the site unchanged). Reports wall time, CPU seconds (user + sys of the crawl and its
+sitemap`` with a fresh history file), our recrawl (the same command, the same history,
+the site unchanged), and the recrawl's floor in Scrapy: a bare spider that sends the same
+conditional requests and does nothing with the answers (bench/bare_revalidation.py). Reports wall time, CPU seconds (user + sys of the crawl and its
 children), peak RSS, page responses (Scrapy's responses less robots.txt's; on a first crawl
 with render=auto they include the script files it reads, ``sitemap/render/scripts_read``),
 how many were 200 and 304 (Scrapy's ``downloader/response_status_count/...``, robots.txt's
@@ -37,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bytecode import compile_project
-from run import Result, crawl_bare, crawl_ours, published_entries
+from run import QUIET, REPO_ROOT, Result, crawl_bare, crawl_ours, published_entries, run_child
 from server import measure_rate, serve
 from sitegen import GeneratedSite, generate, page_path
 
@@ -65,6 +66,17 @@ class Crawl:
     @property
     def requests_per_second(self) -> float:
         return self.responses / self.result.wall if self.result.wall else 0.0
+
+
+def crawl_bare_revalidation(history: Path, work: Path, timeout: float) -> Result:
+    """The floor: a bare Scrapy spider that sends the recrawl's conditional requests and does nothing else."""
+    cwd = work / "bare-cwd"  # no scrapy.cfg: Scrapy's defaults, as the bare spider
+    cwd.mkdir(exist_ok=True)
+    spider = REPO_ROOT / "bench" / "bare_revalidation.py"
+    args = [sys.executable, "-m", "scrapy", "runspider", str(spider), "-a", f"history={history}", *QUIET]
+    result = run_child("bare revalidation", args, cwd, work / "bare-revalidation.log", None, timeout)
+    result.check = "(no output)"
+    return result
 
 
 def last_stat(log: str, key: str) -> int:
@@ -147,6 +159,12 @@ def ratios(crawls: dict[str, Crawl], same: str) -> str:
             # A javadoc's frameset, for one: Scrapy's LinkExtractor does not follow <frame src>.
             notes.append(f"note: page responses: the bare spider's {theirs:,}, our first crawl's {ours:,}: "
                          "first / bare compares different work")
+    if "bare revalidation" in crawls:
+        floor = crawls["bare revalidation"].result
+        lines.append(f"| recrawl / bare revalidation | {recrawl.wall / floor.wall:.2f}x | "
+                     f"{recrawl.cpu / floor.cpu:.2f}x | |")
+        lines.append(f"| bare revalidation / first | {floor.wall / first.wall:.2f}x | {floor.cpu / first.cpu:.2f}x | "
+                     "Scrapy's own cost of the recrawl's requests |")
     timed_out = " (the recrawl timed out: these are its figures until then)" if recrawl.timed_out else ""
     lines += ["", f"recrawl: {share:.1%} of page responses answered 304 (target >= {NOT_MODIFIED_TARGET:.0%}: "
               f"{'met' if share >= NOT_MODIFIED_TARGET else 'NOT met'}){timed_out}; {same}", *notes]
@@ -158,7 +176,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=2_000, help="pages of the generated site (default 2000)")
     parser.add_argument("--site", type=Path, help="a kept generated site or a directory of served files")
     parser.add_argument("--server", choices=("auto", "nginx", "python"), default="auto")
-    parser.add_argument("--skip-bare", action="store_true", help="run only our two crawls")
+    parser.add_argument("--skip-bare", action="store_true", help="leave out the bare spider (the bare revalidation still runs)")
     parser.add_argument("--ours-setting", action="append", default=[], metavar="NAME=VALUE",
                         help="extra -s for both of our crawls (repeatable)")
     parser.add_argument("--timeout", type=float, default=300.0,
@@ -196,6 +214,10 @@ def main() -> None:
                                     history=history, timeout=options.timeout)
                 crawls[name] = read_crawl(result, work / f"{name}.log")
                 print(f"{name}: {result.wall:.1f} s, exit {result.returncode}", flush=True)
+            if (work / "sitemaps-first").exists():  # the history holds what the first crawl saw
+                result = crawl_bare_revalidation(history, work, options.timeout)
+                crawls["bare revalidation"] = read_crawl(result, work / "bare-revalidation.log")
+                print(f"bare revalidation: {result.wall:.1f} s, exit {result.returncode}", flush=True)
             print(f"load average after: {os.getloadavg()[0]:.2f}")
         same = compare_sets(work / "sitemaps-first", work / "sitemaps-recrawl")
         print()

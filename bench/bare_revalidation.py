@@ -1,0 +1,47 @@
+"""The floor of a recrawl in Scrapy: a bare spider that sends the conditional requests a recrawl sends.
+
+    scrapy runspider bench/bare_revalidation.py -a history=/abs/history.sqlite
+
+For every page of our crawl history that has a validator, one request with its
+``If-None-Match`` / ``If-Modified-Since``, all queued at the start (no link following), and a
+callback that does nothing. Scrapy's defaults otherwise, run outside the project directory
+like bench/bare_spider.py. What it costs is what Scrapy's own machinery (engine, scheduler,
+middlewares, Twisted's HTTP client) costs for the recrawl's requests, before any work of ours:
+bench/recrawl_bench.py compares our recrawl with it in the same run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+from scrapy import Request, Spider
+from scrapy.http import Response
+
+
+class BareRevalidation(Spider):
+    name = "bare-revalidation"
+    custom_settings: ClassVar[dict[str, Any]] = {
+        "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
+        "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+    }
+
+    def __init__(self, history: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        with sqlite3.connect(f"file:{history}?mode=ro", uri=True) as db:
+            self.pages = db.execute(
+                "SELECT url, etag, last_modified FROM pages WHERE etag IS NOT NULL OR last_modified IS NOT NULL"
+            ).fetchall()
+
+    async def start(self) -> AsyncIterator[Request]:
+        for url, etag, last_modified in self.pages:
+            headers = {}
+            if etag:
+                headers["If-None-Match"] = etag
+            if last_modified:
+                headers["If-Modified-Since"] = last_modified
+            yield Request(url, headers=headers, meta={"handle_httpstatus_list": [304]}, dont_filter=True)
+
+    def parse(self, response: Response, **kwargs: Any) -> None:
+        return None
