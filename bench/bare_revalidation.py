@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator
-from typing import Any, ClassVar
+from typing import Any
 
 from scrapy import Request, Spider
 from scrapy.http import Response
@@ -22,7 +22,7 @@ from scrapy.http import Response
 
 class BareRevalidation(Spider):
     name = "bare-revalidation"
-    custom_settings: ClassVar[dict[str, Any]] = {
+    custom_settings: dict[str, Any] | None = {
         "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
         "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
     }
