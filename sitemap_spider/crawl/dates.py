@@ -18,6 +18,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from sitemap_spider.crawl.fingerprint import same_content
+from sitemap_spider.crawl.pages import page_tags
 
 # The delay-seconds form of Retry-After.
 _DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
@@ -81,11 +82,12 @@ def lastmod_from_header(value: str | bytes | None) -> str | None:
 # --- what the page says of its own date ------------------------------------------
 #: A Last-Modified this close to the response's Date (or its receipt) is the response's time.
 RESPONSE_TIME_SLACK = timedelta(seconds=10)
-_META_DATE_PATHS = (
-    "//meta[@property='article:modified_time']/@content",
-    "//meta[@property='og:updated_time']/@content",
-    "//meta[@itemprop='dateModified']/@content",
-    "//time[@itemprop='dateModified']/@datetime",
+#: The meta tags that date a page, in order of trust (attribute, its value, the attribute with
+#: the date); then ``<time itemprop="dateModified" datetime>``.
+_META_DATES = (
+    ("property", "article:modified_time", "content"),
+    ("property", "og:updated_time", "content"),
+    ("itemprop", "dateModified", "content"),
 )
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -132,14 +134,21 @@ def _json_ld_dates(data: Any) -> Iterator[Any]:
 
 def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
     """The page's own modification date (JSON-LD, then meta tags), if plausible: not after the response."""
+    tags = page_tags(root)
     candidates: list[Any] = []
-    for script in root.xpath("//script[@type='application/ld+json']"):
+    for script in tags.json_ld:
         try:
             candidates.extend(_json_ld_dates(json.loads(script.text or "")))
         except ValueError:
             continue  # broken JSON-LD is common; the other sources may still say
-    for path in _META_DATE_PATHS:
-        candidates.extend(root.xpath(path))
+    for attribute, value, content in _META_DATES:
+        candidates.extend(
+            meta.get(content) for meta in tags.metas if meta.get(attribute) == value and meta.get(content) is not None
+        )
+    candidates.extend(
+        time.get("datetime") for time in tags.times
+        if time.get("itemprop") == "dateModified" and time.get("datetime") is not None
+    )
     for candidate in candidates:
         found = parse_page_date(candidate if isinstance(candidate, str) else None)
         if found is not None:

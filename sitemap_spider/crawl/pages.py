@@ -11,6 +11,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from parsel import Selector
 
@@ -58,7 +59,52 @@ def _directives(tokens: Iterable[str]) -> RobotsDirectives:
     return RobotsDirectives(noindex=none or "noindex" in words, nofollow=none or "nofollow" in words)
 
 
-def robots_from_meta(selector: Selector, agents: Iterable[str]) -> RobotsDirectives:
+class PageTags:
+    """The elements of a page that its judgement reads, in document order, found in one walk of its tree.
+
+    ``<meta>``, ``<link>``, ``<time>`` and JSON-LD ``<script>`` elements, wherever they are
+    (a robots meta tag in the body still counts). One walk of lxml's C iterator replaces an
+    XPath query per question (robots, canonical, each metadata date), each of which walked the
+    whole tree and wrapped every match in a parsel Selector.
+    """
+
+    __slots__ = ("json_ld", "links", "metas", "root", "times")
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.metas: list[Any] = []
+        self.links: list[Any] = []
+        self.times: list[Any] = []
+        self.json_ld: list[Any] = []
+        for element in root.iter("meta", "link", "time", "script"):
+            tag = element.tag
+            if tag == "meta":
+                self.metas.append(element)
+            elif tag == "link":
+                self.links.append(element)
+            elif tag == "time":
+                self.times.append(element)
+            elif element.get("type") == "application/ld+json":
+                self.json_ld.append(element)
+
+
+_last_tags: PageTags | None = None
+
+
+def page_tags(page: Selector | Any) -> PageTags:
+    """The :class:`PageTags` of a parsed page (a parsel Selector or an lxml root element).
+
+    The last page's are kept: the spider asks several questions of one page in a row. The kept
+    object holds its tree, so an identity check cannot match another page's.
+    """
+    global _last_tags
+    root = page.root if isinstance(page, Selector) else page
+    if _last_tags is None or _last_tags.root is not root:
+        _last_tags = PageTags(root)
+    return _last_tags
+
+
+def robots_from_meta(page: Selector | Any, agents: Iterable[str]) -> RobotsDirectives:
     """Directives of ``<meta name="robots">`` and of the named agents' own meta tags.
 
     HTML attribute names are case-insensitive in the parser already; the value
@@ -66,10 +112,10 @@ def robots_from_meta(selector: Selector, agents: Iterable[str]) -> RobotsDirecti
     """
     names = {"robots", *(agent.lower() for agent in agents)}
     result = RobotsDirectives()
-    for meta in selector.xpath("//meta[@name and @content]"):
-        name = (meta.attrib.get("name") or "").strip().lower()
-        if name in names:
-            result = result.merge(_directives((meta.attrib.get("content") or "").split(",")))
+    for meta in page_tags(page).metas:
+        name, content = meta.get("name"), meta.get("content")
+        if name is not None and content is not None and name.strip().lower() in names:
+            result = result.merge(_directives(content.split(",")))
     return result
 
 
@@ -93,14 +139,12 @@ def robots_from_header(values: Iterable[str | bytes], agents: Iterable[str]) -> 
     return result
 
 
-def canonical_from_html(selector: Selector) -> str | None:
+def canonical_from_html(page: Selector | Any) -> str | None:
     """The href of the first ``<link rel="canonical">``, as written."""
-    for link in selector.xpath("//link[@rel and @href]"):
-        rels = (link.attrib.get("rel") or "").lower().split()
-        if "canonical" in rels:
-            href = (link.attrib.get("href") or "").strip()
-            if href:
-                return href
+    for link in page_tags(page).links:
+        rel, href = link.get("rel"), link.get("href")
+        if rel is not None and href is not None and "canonical" in rel.lower().split() and href.strip():
+            return href.strip()
     return None
 
 
