@@ -142,7 +142,8 @@ def robots_from_header(values: Iterable[str | bytes], agents: Iterable[str]) -> 
 def canonical_from_html(page: Selector | Any) -> str | None:
     """The href of the first ``<link rel="canonical">``, as written."""
     for link in page_tags(page).links:
-        rel, href = link.get("rel"), link.get("href")
+        rel: str | None = link.get("rel")
+        href: str | None = link.get("href")
         if rel is not None and href is not None and "canonical" in rel.lower().split() and href.strip():
             return href.strip()
     return None
