@@ -101,3 +101,18 @@ def test_canonical_from_header(values: list[str | bytes], expected: str | None) 
 )
 def test_is_html(content_type: str | bytes | None, expected: bool) -> None:
     assert is_html(content_type) is expected
+
+
+def test_each_page_is_read_for_itself_when_pages_alternate() -> None:
+    # page_tags keeps the last page's tags: a page read between two reads of another must not
+    # lend its tags to it, and a page's own tags are found in the body as in the head.
+    listed = page('<link rel="canonical" href="/a">')
+    hidden = Selector(text='<html><head></head><body><meta name="robots" content="noindex">'
+                           '<link rel="canonical" href="/b"></body></html>')
+    for _ in range(2):
+        assert canonical_from_html(listed) == "/a"
+        assert not robots_from_meta(listed, AGENTS).noindex
+        assert canonical_from_html(hidden) == "/b"
+        assert robots_from_meta(hidden, AGENTS).noindex
+    # The same tree reached through its lxml root is the same page.
+    assert canonical_from_html(listed.root) == "/a"
