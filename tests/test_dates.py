@@ -196,3 +196,12 @@ RETRY_NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 )
 def test_retry_after_seconds_reads_both_forms(value: str | bytes | None, seconds: float | None) -> None:
     assert retry_after_seconds(value, RETRY_NOW) == seconds
+
+
+def test_a_json_ld_date_after_a_stray_closing_html_tag_counts() -> None:
+    from scrapy.http import HtmlResponse
+
+    body = b'<p>x</p></html><script type="application/ld+json">{"dateModified": "2024-02-02"}</script>'
+    root = HtmlResponse(url="http://x/", encoding="utf-8", body=body).selector.root
+    found = metadata_date(root, RESPONSE)
+    assert found is not None and found.text == "2024-02-02"

@@ -116,3 +116,10 @@ def test_each_page_is_read_for_itself_when_pages_alternate() -> None:
         assert robots_from_meta(hidden, AGENTS).noindex
     # The same tree reached through its lxml root is the same page.
     assert canonical_from_html(listed.root) == "/a"
+
+
+def test_tags_after_a_stray_closing_html_tag_count() -> None:
+    # libxml2 parses what follows </html> into a sibling of the root element.
+    stray = Selector(text='<p>x</p></html><meta name="robots" content="noindex"><link rel="canonical" href="/c">')
+    assert robots_from_meta(stray, AGENTS).noindex
+    assert canonical_from_html(stray) == "/c"

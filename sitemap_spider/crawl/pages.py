@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +76,7 @@ class PageTags:
         self.links: list[Any] = []
         self.times: list[Any] = []
         self.json_ld: list[Any] = []
-        for element in root.iter("meta", "link", "time", "script"):
+        for element in _document_elements(root):
             tag = element.tag
             if tag == "meta":
                 self.metas.append(element)
@@ -86,6 +86,17 @@ class PageTags:
                 self.times.append(element)
             elif element.get("type") == "application/ld+json":
                 self.json_ld.append(element)
+
+
+def _document_elements(root: Any) -> Iterator[Any]:
+    """The document's meta, link, time and script elements, as ``//`` finds them from any node.
+
+    libxml2 puts what follows a stray ``</html>`` (a trailing script, a second document pasted
+    after the first) in top-level siblings of the root: they count too.
+    """
+    top = root.getroottree().getroot()
+    for element in (top, *top.itersiblings()):
+        yield from element.iter("meta", "link", "time", "script")
 
 
 _last_tags: PageTags | None = None
@@ -99,9 +110,10 @@ def page_tags(page: Selector | Any) -> PageTags:
     """
     global _last_tags
     root = page.root if isinstance(page, Selector) else page
-    if _last_tags is None or _last_tags.root is not root:
-        _last_tags = PageTags(root)
-    return _last_tags
+    tags = _last_tags
+    if tags is None or tags.root is not root:
+        tags = _last_tags = PageTags(root)
+    return tags
 
 
 def robots_from_meta(page: Selector | Any, agents: Iterable[str]) -> RobotsDirectives:
