@@ -62,19 +62,21 @@ def _directives(tokens: Iterable[str]) -> RobotsDirectives:
 class PageTags:
     """The elements of a page that its judgement reads, in document order, found in one walk of its tree.
 
-    ``<meta>``, ``<link>``, ``<time>`` and JSON-LD ``<script>`` elements, wherever they are
+    ``<meta>``, ``<link>``, ``<time>`` and ``<script>`` elements, wherever they are
     (a robots meta tag in the body still counts). One walk of lxml's C iterator replaces an
     XPath query per question (robots, canonical, each metadata date), each of which walked the
-    whole tree and wrapped every match in a parsel Selector.
+    whole tree and wrapped every match in a parsel Selector. render=auto's decision reads the
+    scripts from it too.
     """
 
-    __slots__ = ("json_ld", "links", "metas", "root", "times")
+    __slots__ = ("json_ld", "links", "metas", "root", "scripts", "times")
 
     def __init__(self, root: Any) -> None:
         self.root = root
         self.metas: list[Any] = []
         self.links: list[Any] = []
         self.times: list[Any] = []
+        self.scripts: list[Any] = []
         self.json_ld: list[Any] = []
         for element in _document_elements(root):
             tag = element.tag
@@ -84,8 +86,18 @@ class PageTags:
                 self.links.append(element)
             elif tag == "time":
                 self.times.append(element)
-            elif element.get("type") == "application/ld+json":
-                self.json_ld.append(element)
+            else:
+                self.scripts.append(element)
+                if element.get("type") == "application/ld+json":
+                    self.json_ld.append(element)
+
+    def inline_scripts(self) -> list[str]:
+        """The text of every ``<script>`` without a ``src``, those with any text (blank included)."""
+        return [script.text for script in self.scripts if script.text and script.get("src") is None]
+
+    def script_sources(self) -> list[str]:
+        """The ``src`` of every ``<script>`` that has one, as written."""
+        return [src for script in self.scripts if (src := script.get("src")) is not None]
 
 
 def _document_elements(root: Any) -> Iterator[Any]:

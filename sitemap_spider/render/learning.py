@@ -19,6 +19,7 @@ from enum import Enum
 
 from parsel import Selector
 
+from sitemap_spider.crawl.pages import page_tags
 from sitemap_spider.render.scripts import lex
 
 #: Renders of a template that must all find nothing before its pages are judged statically.
@@ -55,7 +56,7 @@ class _Template:
 def template_signature(selector: Selector, script_files: Iterable[str]) -> str:
     """The page's template: its same-site script files and its inline scripts without literals."""
     parts = sorted(set(script_files))
-    for script in selector.xpath("//script[not(@src)]/text()").getall():
+    for script in page_tags(selector).inline_scripts():
         code = lex(script).template()
         if code:
             parts.append(code)

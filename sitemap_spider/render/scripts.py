@@ -198,11 +198,35 @@ def _markup_targets(markup: str) -> tuple[str, ...] | None:
 _cached_markup_targets = lru_cache(maxsize=4096)(_markup_targets)
 
 
+#: Verdicts of scripts whose rules never asked which links the page has: the same on every page.
+_SAME_ON_EVERY_PAGE: dict[str, bool] = {}
+_MAX_VERDICTS = 4096
+
+
 def adds_content(script: str, known: Callable[[str], bool]) -> bool:
     """Whether running ``script`` may add a link, robots rule or canonical the static page lacks.
 
     ``known(href)``: whether the page links to ``href`` (resolved against it) statically.
+    A site's pages repeat the same scripts, and most verdicts never ask ``known``: those are
+    kept per script text, so the rules run once per script, not once per page.
     """
+    verdict = _SAME_ON_EVERY_PAGE.get(script)
+    if verdict is not None:
+        return verdict
+    asked = False
+
+    def watched(href: str) -> bool:
+        nonlocal asked
+        asked = True
+        return known(href)
+
+    verdict = _adds_content(script, watched)
+    if not asked and len(script) <= _MAX_CACHED_SCRIPT and len(_SAME_ON_EVERY_PAGE) < _MAX_VERDICTS:
+        _SAME_ON_EVERY_PAGE[script] = verdict
+    return verdict
+
+
+def _adds_content(script: str, known: Callable[[str], bool]) -> bool:
     lexed = lex(script)
     skeleton, literals = lexed.skeleton, lexed.literals
     if _BUILDS_TREES.search(skeleton):

@@ -14,6 +14,7 @@ from urllib.parse import urljoin
 
 from parsel import Selector
 
+from sitemap_spider.crawl.pages import page_tags
 from sitemap_spider.render.scripts import adds_content
 from sitemap_spider.sitemaps import normalize_url, origin_of
 
@@ -139,13 +140,14 @@ def static_render_reason(selector: Selector, base_url: str = "") -> str | None:
     scripts that write links the page has already count for nothing.
     """
     known = _known_link(selector, base_url)
-    scripts = [text for text in _xpath(selector, "//script[not(@src)]/text()") if text.strip()]
+    tags = page_tags(selector)
+    scripts = [text for text in tags.inline_scripts() if text.strip()]
     for script in scripts:
         # Analytics snippets are told apart only when they would count: the test reads the whole
         # script, and most scripts add nothing anyway.
         if adds_content(script, known) and not is_analytics(script):
             return "inline_script"
-    script_urls = [src for src in _xpath(selector, "//script/@src") if not is_analytics(src)]
+    script_urls = [src for src in tags.script_sources() if not is_analytics(src)]
     if not scripts and not script_urls:
         return None
     if _has_empty_app_root(selector):
@@ -163,7 +165,7 @@ def static_render_reason(selector: Selector, base_url: str = "") -> str | None:
 def site_script_urls(selector: Selector, base_url: str, origin: str) -> list[str]:
     """Same-site script files worth reading: not analytics, not a library named as such."""
     urls = []
-    for src in _xpath(selector, "//script/@src"):
+    for src in page_tags(selector).script_sources():
         url = normalize_url(urljoin(base_url, src.strip()))
         if url is None or origin_of(url) != origin or is_analytics(url):
             continue
