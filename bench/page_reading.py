@@ -11,7 +11,13 @@ over those trees, best of ``--repeat`` rounds, in microseconds per page:
 - judge: the robots meta tags, the canonical link and the page's metadata date;
 - links: the links the crawl follows (crawl/links.py's reading of the tree);
 - render reason, site scripts, template: ``render=auto``'s decision on a static page;
-- fingerprint: the content fingerprint a crawl with history keeps.
+- fingerprint: the content fingerprint a crawl with history keeps;
+- all, in a row: every reader above on one page before the next page, as the crawl runs them.
+
+The readers share one walk of the page for its meta, link, time and script elements
+(crawl/pages.py ``page_tags``, kept for the last page): timed alone over all pages, each pays
+that walk; in a row, only the first does. The caches the crawl keeps across pages (a script's
+lexing and verdict) are warm after the first round, as they are after a site's first pages.
 
 No server and no crawl: the figures are the readers alone, to see which one a change should
 go after. What a whole crawl costs is bench/run.py's and bench/recrawl_bench.py's.
@@ -62,6 +68,13 @@ def links(response: HtmlResponse) -> Any:
     return [element.get("href") for element in response.selector.root.iter("a", "area") if element.get("href")]
 
 
+def all_readers(response: HtmlResponse) -> None:
+    """Every reader on one page in a row, as the crawl runs them: what one page costs in all."""
+    for reader in READERS.values():
+        if reader is not all_readers:
+            reader(response)
+
+
 READERS: dict[str, Callable[[HtmlResponse], Any]] = {
     "judge": judge,
     "links (hrefs only)": links,
@@ -69,6 +82,7 @@ READERS: dict[str, Callable[[HtmlResponse], Any]] = {
     "site scripts": lambda r: site_script_urls(r.selector, get_base_url(r), ORIGIN),
     "template": lambda r: template_signature(r.selector, []),
     "fingerprint": lambda r: content_fingerprint(r.selector.root),
+    "all, in a row": all_readers,
 }
 
 
