@@ -184,3 +184,21 @@ def test_long_scripts_and_markup_are_judged_but_not_cached() -> None:
     long_markup = f'<a href="/old">old</a><!-- cache-test {"y" * 20_000} -->'
     assert scripts.markup_is_known(long_markup, lambda href: href == "/old")
     assert scripts._cached_markup_targets.cache_info().currsize == markups + 1
+
+
+def test_a_verdict_is_kept_only_when_it_does_not_depend_on_the_page() -> None:
+    """The same script writes a link one page has and another lacks: each page gets its own verdict."""
+    writes_link = "document.write('<a href=\"/verdict-test\">x</a>');"
+    with_link = "<html><body><a href='/verdict-test'>x</a><script>{}</script></body></html>"
+    without_link = "<html><body><a href='/other'>x</a><script>{}</script></body></html>"
+    for _ in range(2):
+        assert static_render_reason(Selector(text=with_link.format(writes_link)), "http://example.com/") is None
+        assert (
+            static_render_reason(Selector(text=without_link.format(writes_link)), "http://example.com/")
+            == "inline_script"
+        )
+    assert writes_link not in scripts._SAME_ON_EVERY_PAGE
+    # A script that builds a tree is judged without the page's links: kept.
+    builds = "var n = document.createElement('div'); n.innerHTML = menu; document.body.appendChild(n); /* v-test */"
+    assert static_render_reason(Selector(text=without_link.format(builds)), "http://example.com/") == "inline_script"
+    assert scripts._SAME_ON_EVERY_PAGE.get(builds) is True
