@@ -197,8 +197,8 @@ def test_a_verdict_is_kept_only_when_it_does_not_depend_on_the_page() -> None:
             static_render_reason(Selector(text=without_link.format(writes_link)), "http://example.com/")
             == "inline_script"
         )
-    assert writes_link not in scripts._SAME_ON_EVERY_PAGE
+    assert scripts._script_key(writes_link) not in scripts._SAME_ON_EVERY_PAGE
     # A script that builds a tree is judged without the page's links: kept.
     builds = "var n = document.createElement('div'); n.innerHTML = menu; document.body.appendChild(n); /* v-test */"
     assert static_render_reason(Selector(text=without_link.format(builds)), "http://example.com/") == "inline_script"
-    assert scripts._SAME_ON_EVERY_PAGE.get(builds) is True
+    assert scripts._SAME_ON_EVERY_PAGE.get(scripts._script_key(builds)) is True

@@ -16,6 +16,7 @@ taken to build content.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -199,8 +200,13 @@ _cached_markup_targets = lru_cache(maxsize=4096)(_markup_targets)
 
 
 #: Verdicts of scripts whose rules never asked which links the page has: the same on every page.
-_SAME_ON_EVERY_PAGE: dict[str, bool] = {}
+#: Keyed by a digest of the script, so that a hostile site's big scripts are not kept.
+_SAME_ON_EVERY_PAGE: dict[bytes, bool] = {}
 _MAX_VERDICTS = 4096
+
+
+def _script_key(script: str) -> bytes:
+    return hashlib.blake2b(script.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def adds_content(script: str, known: Callable[[str], bool]) -> bool:
@@ -210,7 +216,8 @@ def adds_content(script: str, known: Callable[[str], bool]) -> bool:
     A site's pages repeat the same scripts, and most verdicts never ask ``known``: those are
     kept per script text, so the rules run once per script, not once per page.
     """
-    verdict = _SAME_ON_EVERY_PAGE.get(script)
+    key = _script_key(script)
+    verdict = _SAME_ON_EVERY_PAGE.get(key)
     if verdict is not None:
         return verdict
     asked = False
@@ -221,8 +228,8 @@ def adds_content(script: str, known: Callable[[str], bool]) -> bool:
         return known(href)
 
     verdict = _adds_content(script, watched)
-    if not asked and len(script) <= _MAX_CACHED_SCRIPT and len(_SAME_ON_EVERY_PAGE) < _MAX_VERDICTS:
-        _SAME_ON_EVERY_PAGE[script] = verdict
+    if not asked and len(_SAME_ON_EVERY_PAGE) < _MAX_VERDICTS:
+        _SAME_ON_EVERY_PAGE[key] = verdict
     return verdict
 
 
