@@ -140,3 +140,27 @@ def test_bad_arguments_name_the_argument(arguments: dict[str, str], name: str) -
     with pytest.raises(ConfigError) as error:
         CrawlTarget.from_arguments(arguments)
     assert error.value.name == name
+
+
+@pytest.mark.parametrize(
+    ("enabled", "extensions", "imported"),
+    [
+        ("False", {}, False),
+        ("True", {}, True),
+        # The user's own entry for it is theirs: it stays, and Scrapy loads it.
+        ("False", {"scrapy.extensions.remote_control.RemoteControl": 0}, True),
+    ],
+)
+def test_remote_control_that_is_off_is_not_even_loaded(enabled: str, extensions: dict[str, int], imported: bool) -> None:
+    """Scrapy imports every extension its settings name to merge them; the remote control imports aiohttp."""
+    from scrapy.utils.conf import build_component_list
+
+    from sitemap_spider.crawl.spider import SitemapSpider
+
+    settings = Settings()
+    settings.set("REMOTE_CONTROL_ENABLED", enabled, priority="cmdline")
+    settings.set("EXTENSIONS", extensions, priority="project")
+    SitemapSpider.update_settings(settings)
+    names = {str(name) for name in build_component_list(settings.getwithbase("EXTENSIONS"))}
+    assert ("scrapy.extensions.remote_control.RemoteControl" in names) is imported
+    assert any(name.endswith("PacingAutoThrottle'>") or name.endswith("PacingAutoThrottle") for name in names)
