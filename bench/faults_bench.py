@@ -33,6 +33,8 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=5000)
     parser.add_argument("--share", type=int, default=20, help="percent of URLs with faults of their own")
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="an extra -s for both crawls (repeatable), e.g. SITEMAP_WORKERS=1")
     args = parser.parse_args()
     # The defaults, but for the fixtures' quick retries that run_crawl otherwise passes.
     settings = {
@@ -40,6 +42,7 @@ def main() -> None:
         "SITEMAP_RETRY_DELAY": "1",
         "SITEMAP_RETRY_LAST_PASS_DELAY": "30",
         "SITEMAP_HISTORY": "off",
+        **dict(setting.split("=", 1) for setting in args.setting),
     }
     with tempfile.TemporaryDirectory() as scratch, FaultServer() as server:
         out = Path(scratch)
@@ -58,6 +61,7 @@ def main() -> None:
         result = {
             "pages": args.pages,
             "share": args.share,
+            "settings": args.setting,
             "clean_seconds": round(clean.seconds, 1),
             "faulty_seconds": round(faulty.seconds, 1),
             "ratio": round(faulty.seconds / clean.seconds, 2),
