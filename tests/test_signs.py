@@ -202,3 +202,11 @@ def test_a_verdict_is_kept_only_when_it_does_not_depend_on_the_page() -> None:
     builds = "var n = document.createElement('div'); n.innerHTML = menu; document.body.appendChild(n); /* v-test */"
     assert static_render_reason(Selector(text=without_link.format(builds)), "http://example.com/") == "inline_script"
     assert scripts._SAME_ON_EVERY_PAGE.get(scripts._script_key(builds)) is True
+
+
+def test_the_skeletons_own_mark_in_a_script_s_code_is_not_read_as_a_literal() -> None:
+    # U+E000 marks lifted literals in the skeleton; a page that writes it in its code must not
+    # make the rules read "literal 7" of a script that has none (an IndexError lost the page).
+    text = "<p>" + "A page with enough text of its own to be judged as it is. " * 3 + "<a href='/b'>b</a></p>"
+    page = Selector(text=f"<html><body>{text}<script>x.setAttribute(\ue0007\ue000, 1)</script></body></html>")
+    assert static_render_reason(page, "http://example.com/") is None

@@ -128,6 +128,10 @@ def _lex(script: str) -> LexedScript:
             last = "a"
             continue
         code = match.group()
+        if _MARK in code:
+            # The skeleton's own mark, written in the code by a (hostile) page: a literal's number
+            # between two of them would name a literal that is not there.
+            code = code.replace(_MARK, " ")
         out.append(code)
         stripped = code.rstrip()
         if stripped:
