@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
 import sys
 import tempfile
@@ -38,35 +37,7 @@ from bytecode import compile_project
 from js_sites import BLOG_FILES, JAVADOC_FILES, blog_site, javadoc_site, write_site
 from run import Result, crawl_ours, published_entries
 from server import serve
-from sitegen import GeneratedSite, generate, page_path
-
-SCRIPT = (
-    '<div id="more"></div><script>const a = document.createElement("a"); a.href = "{href}";'
-    'a.textContent = "more"; document.getElementById("more").appendChild(a);</script>'
-)
-
-
-def add_script_links(site: GeneratedSite, share: float, seed: int = 7) -> tuple[GeneratedSite, set[str]]:
-    """Give ``share`` of the pages a script-built link to a page of its own; return the new paths."""
-    rng = random.Random(seed)
-    chosen = sorted(rng.sample(range(1, site.pages), max(1, int(site.pages * share))))
-    hidden = set()
-    for index in chosen:
-        path = page_path(index)
-        file = site.root / path.lstrip("/")
-        target = f"/js/j{index:06d}.html"
-        html = file.read_text(encoding="utf-8")
-        file.write_text(html.replace("</body>", SCRIPT.format(href=target) + "</body>", 1), encoding="utf-8")
-        page = site.root / target.lstrip("/")
-        page.parent.mkdir(exist_ok=True)
-        page.write_text(
-            f"<!DOCTYPE html><html><head><title>J{index}</title></head><body><p>Reached only through a "
-            f"script on {path}.</p><a href=\"/\">home</a></body></html>",
-            encoding="utf-8",
-        )
-        hidden.add(target)
-    return replace(site, expected=site.expected | hidden), hidden
-
+from sitegen import GeneratedSite, add_script_links, generate, page_path
 
 def _js_site(work: Path, case: str, scale: int) -> GeneratedSite:
     if case == "javadoc":

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bytecode import compile_project
 from profile_summary import summarise
 from server import measure_rate, serve
-from sitegen import GeneratedSite, generate, page_path
+from sitegen import GeneratedSite, add_script_links, generate, page_path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BARE_SPIDER = REPO_ROOT / "bench" / "bare_spider.py"
@@ -203,6 +203,11 @@ def table(results: list[Result], bare: Result | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=20_000, help="pages of the generated site (default 20000)")
+    parser.add_argument("--small", action="store_true",
+                        help="small pages with few links (sitegen.generate's small=True) instead of 20-60 links a page")
+    parser.add_argument("--js-share", type=float, default=0.0, metavar="SHARE",
+                        help="give this share of the pages a link built by a script, to a page of its own "
+                             "(0.003: 0.3%%); the bare spider cannot see those pages")
     parser.add_argument("--site", type=Path, help="a site directory kept by an earlier --keep run")
     parser.add_argument("--server", choices=("auto", "nginx", "python"), default="auto")
     parser.add_argument("--skip-bare", action="store_true", help="run only our crawl")
@@ -225,7 +230,11 @@ def main() -> None:
             site = GeneratedSite.load(options.site.resolve() / "www")
         else:
             started = time.monotonic()
-            site = generate(work / "site", options.pages)
+            site = generate(work / "site", options.pages, small=options.small)
+            if options.js_share:
+                site, hidden = add_script_links(site, options.js_share)
+                site.save_manifest()
+                print(f"{len(hidden):,} pages reached only through a script")
             print(f"generated {site.pages:,} pages in {time.monotonic() - started:.1f} s: "
                   f"{len(site.expected):,} indexable, {len(site.redirects)} redirects; {work / 'site'}")
         kind, server = serve(site.root, site.redirects, work / "server", options.server)

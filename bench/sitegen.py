@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 SECTIONS = 12
@@ -75,14 +75,20 @@ def _html(title: str, head: str, nav: str, body: str) -> str:
     )
 
 
-def generate(directory: Path, pages: int, seed: int = 1) -> GeneratedSite:
-    """Write a site of ``pages`` HTML pages (plus a few extra files) under ``directory/www``."""
+def generate(directory: Path, pages: int, seed: int = 1, small: bool = False) -> GeneratedSite:
+    """Write a site of ``pages`` HTML pages (plus a few extra files) under ``directory/www``.
+
+    ``small``: pages with few links (a navigation of four, the tree's children and 1-3 others) and
+    one to three paragraphs, as on a site of short articles, instead of 20-60 links a page.
+    """
     rng = random.Random(seed)
     root = directory / "www"
     root.mkdir(parents=True)
-    nav = " ".join(f'<a href="/s{s:02d}/t00/p{s:06d}.html">Section {s}</a>' for s in range(1, SECTIONS)) + (
+    sections = range(1, 3) if small else range(1, SECTIONS)
+    nav = " ".join(f'<a href="/s{s:02d}/t00/p{s:06d}.html">Section {s}</a>' for s in sections) + (
         ' <a href="/">Home</a> <a href="/about.html">About</a>'
     )
+    cross_links, paragraphs = ((1, 3), (1, 3)) if small else ((8, 36), (3, 8))
     noindex = {i for i in range(1, pages) if rng.random() < 0.02}
     canonical = {i: rng.randrange(1, pages) for i in range(1, pages) if i not in noindex and rng.random() < 0.02}
     canonical = {i: target for i, target in canonical.items() if target not in canonical and target != i}
@@ -91,7 +97,7 @@ def generate(directory: Path, pages: int, seed: int = 1) -> GeneratedSite:
     for index in range(pages):
         path = page_path(index)
         links = [page_path(child) for child in range(index * FANOUT + 1, min(pages, index * FANOUT + FANOUT + 1))]
-        links += [page_path(rng.randrange(pages)) for _ in range(rng.randint(8, 36))]
+        links += [page_path(rng.randrange(pages)) for _ in range(rng.randint(*cross_links))]
         extra = rng.random()
         if extra < 0.01:  # through a redirect to a real page
             old = f"/old/{index:06d}.html"
@@ -110,7 +116,7 @@ def generate(directory: Path, pages: int, seed: int = 1) -> GeneratedSite:
             head = f'<link rel="canonical" href="{page_path(canonical[index])}">'
         else:
             expected.add(path)
-        body = _paragraphs(rng, rng.randint(3, 8)) + "\n<ul>" + "".join(
+        body = _paragraphs(rng, rng.randint(*paragraphs)) + "\n<ul>" + "".join(
             f'<li><a href="{link}">{rng.choice(_WORDS)} {n}</a></li>' for n, link in enumerate(links)
         ) + "</ul>"
         _write(root, path, _html(f"Page {index}", head, nav, body))
@@ -126,6 +132,34 @@ def generate(directory: Path, pages: int, seed: int = 1) -> GeneratedSite:
     site = GeneratedSite(root, pages, redirects, frozenset(expected))
     site.save_manifest()
     return site
+
+
+_SCRIPT = (
+    '<div id="more"></div><script>const a = document.createElement("a"); a.href = "{href}";'
+    'a.textContent = "more"; document.getElementById("more").appendChild(a);</script>'
+)
+
+
+def add_script_links(site: GeneratedSite, share: float, seed: int = 7) -> tuple[GeneratedSite, set[str]]:
+    """Give ``share`` of the pages a script-built link to a page of its own; return the new paths."""
+    rng = random.Random(seed)
+    chosen = sorted(rng.sample(range(1, site.pages), max(1, int(site.pages * share))))
+    hidden = set()
+    for index in chosen:
+        path = page_path(index)
+        file = site.root / path.lstrip("/")
+        target = f"/js/j{index:06d}.html"
+        html = file.read_text(encoding="utf-8")
+        file.write_text(html.replace("</body>", _SCRIPT.format(href=target) + "</body>", 1), encoding="utf-8")
+        page = site.root / target.lstrip("/")
+        page.parent.mkdir(exist_ok=True)
+        page.write_text(
+            f"<!DOCTYPE html><html><head><title>J{index}</title></head><body><p>Reached only through a "
+            f"script on {path}.</p><a href=\"/\">home</a></body></html>",
+            encoding="utf-8",
+        )
+        hidden.add(target)
+    return replace(site, expected=site.expected | hidden), hidden
 
 
 def _write(root: Path, path: str, html: str) -> None:
