@@ -10,12 +10,7 @@
  * time) is set: WP_BENCH_NOW=1795789162 (2026-11-27 14:19:22 UTC) gives the dates of the site the
  * benchmark was first run on. Not reproduced: the admin password (random, nobody logs in), page
  * dates and install timestamps (time of the run; the theme does not show them). */
-$_SERVER['HTTP_HOST'] = '127.0.0.1:8080';
-$_SERVER['SERVER_NAME'] = '127.0.0.1';
-$_SERVER['SERVER_PORT'] = '8080';
-$_SERVER['REQUEST_URI'] = '/';
-define('WP_INSTALLING', true);
-require '/usr/share/wordpress/wp-load.php';
+require __DIR__ . '/boot.php';
 require_once ABSPATH . 'wp-admin/includes/upgrade.php';
 require_once ABSPATH . 'wp-admin/includes/user.php';
 
@@ -102,10 +97,7 @@ foreach (['About', 'Contact', 'Archives Overview', 'Privacy Notice', 'Colophon']
     ]);
 }
 
-// taxonomies registered their rewrite permastructs at init, when permalink_structure was still empty
-create_initial_taxonomies();
-$GLOBALS['wp_rewrite']->init();
-flush_rewrite_rules(false); // rules live in /etc/wordpress/htaccess; do not let WP rewrite that file
+bench_permalinks('/%year%/%monthnum%/%postname%/');
 echo "theme: " . get_option('stylesheet') . "  version: " . $GLOBALS['wp_version'] . "\n";
 echo "posts: " . wp_count_posts('post')->publish . "  pages: " . wp_count_posts('page')->publish .
      "  categories: " . wp_count_terms(['taxonomy' => 'category', 'hide_empty' => false]) .

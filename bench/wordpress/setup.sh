@@ -278,18 +278,10 @@ rules=$(sql -e "SELECT LENGTH(option_value) FROM \`$DB\`.wp_options WHERE option
 if [ "$perm" = "$PERMALINK" ] && [ "${rules:-0}" -gt 100 ]; then
     say "permalinks already $PERMALINK"
 else
-    WP_BENCH_PERMALINK=$PERMALINK php <<'EOF'
+    WP_BENCH_DIR=$HERE WP_BENCH_PERMALINK=$PERMALINK php <<'EOF'
 <?php
-$_SERVER['HTTP_HOST'] = '127.0.0.1:8080';
-$_SERVER['SERVER_NAME'] = '127.0.0.1';
-$_SERVER['SERVER_PORT'] = '8080';
-$_SERVER['REQUEST_URI'] = '/';
-define('WP_INSTALLING', true);
-require '/usr/share/wordpress/wp-load.php';
-$GLOBALS['wp_rewrite']->set_permalink_structure(getenv('WP_BENCH_PERMALINK'));
-create_initial_taxonomies();
-$GLOBALS['wp_rewrite']->init();
-flush_rewrite_rules(false); // do not let WordPress write /etc/wordpress/htaccess
+require getenv('WP_BENCH_DIR') . '/boot.php';
+bench_permalinks(getenv('WP_BENCH_PERMALINK'));
 echo "setup: permalinks set to ", get_option('permalink_structure'), " and rewrite rules flushed\n";
 EOF
 fi
