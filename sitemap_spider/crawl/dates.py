@@ -82,12 +82,13 @@ def lastmod_from_header(value: str | bytes | None) -> str | None:
 # --- what the page says of its own date ------------------------------------------
 #: A Last-Modified this close to the response's Date (or its receipt) is the response's time.
 RESPONSE_TIME_SLACK = timedelta(seconds=10)
-#: The meta tags that date a page, in order of trust (attribute, its value, the attribute with
-#: the date); then ``<time itemprop="dateModified" datetime>``.
+#: The elements that date a page, in order of trust: (tag, attribute, its value, the attribute
+#: with the date).
 _META_DATES = (
-    ("property", "article:modified_time", "content"),
-    ("property", "og:updated_time", "content"),
-    ("itemprop", "dateModified", "content"),
+    ("meta", "property", "article:modified_time", "content"),
+    ("meta", "property", "og:updated_time", "content"),
+    ("meta", "itemprop", "dateModified", "content"),
+    ("time", "itemprop", "dateModified", "datetime"),
 )
 _DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -141,14 +142,12 @@ def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
             candidates.extend(_json_ld_dates(json.loads(script.text or "")))
         except ValueError:
             continue  # broken JSON-LD is common; the other sources may still say
-    for attribute, value, content in _META_DATES:
+    for tag, attribute, value, date in _META_DATES:
+        elements = tags.metas if tag == "meta" else tags.times
         candidates.extend(
-            meta.get(content) for meta in tags.metas if meta.get(attribute) == value and meta.get(content) is not None
+            element.get(date) for element in elements
+            if element.get(attribute) == value and element.get(date) is not None
         )
-    candidates.extend(
-        time.get("datetime") for time in tags.times
-        if time.get("itemprop") == "dateModified" and time.get("datetime") is not None
-    )
     for candidate in candidates:
         found = parse_page_date(candidate if isinstance(candidate, str) else None)
         if found is not None:
