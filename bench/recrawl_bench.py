@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bytecode import compile_project
-from run import QUIET, REPO_ROOT, Result, crawl_bare, crawl_ours, published_entries, run_child
+from run import REPO_ROOT, Result, crawl_bare, crawl_ours, published_entries, run_bare_spider
 from server import measure_rate, serve
 from sitegen import GeneratedSite, generate, page_path
 
@@ -70,13 +70,9 @@ class Crawl:
 
 def crawl_bare_revalidation(history: Path, work: Path, timeout: float) -> Result:
     """The floor: a bare Scrapy spider that sends the recrawl's conditional requests and does nothing else."""
-    cwd = work / "bare-cwd"  # no scrapy.cfg: Scrapy's defaults, as the bare spider
-    cwd.mkdir(exist_ok=True)
     spider = REPO_ROOT / "bench" / "bare_revalidation.py"
-    args = [sys.executable, "-m", "scrapy", "runspider", str(spider), "-a", f"history={history}", *QUIET]
-    result = run_child("bare revalidation", args, cwd, work / "bare-revalidation.log", None, timeout)
-    result.check = "(no output)"
-    return result
+    return run_bare_spider("bare revalidation", spider, f"history={history}", work,
+                           work / "bare-revalidation.log", None, timeout)
 
 
 def last_stat(log: str, key: str) -> int:

@@ -171,11 +171,18 @@ def crawl_ours(
 
 
 def crawl_bare(base: str, work: Path, profile: Path | None, timeout: float | None = None) -> Result:
+    return run_bare_spider("bare", BARE_SPIDER, f"url={base}/", work, work / "bare.log", profile, timeout)
+
+
+def run_bare_spider(
+    name: str, spider: Path, argument: str, work: Path, log: Path, profile: Path | None, timeout: float | None
+) -> Result:
+    """``scrapy runspider`` of a bench spider file with one ``-a`` argument; it publishes nothing."""
     # From an empty directory: no scrapy.cfg, so only Scrapy's defaults (and the spider's own).
     cwd = work / "bare-cwd"
     cwd.mkdir(exist_ok=True)
-    args = [sys.executable, "-m", "scrapy", "runspider", str(BARE_SPIDER), "-a", f"url={base}/", *QUIET]
-    result = run_child("bare", args, cwd, work / "bare.log", profile, timeout)
+    args = [sys.executable, "-m", "scrapy", "runspider", str(spider), "-a", argument, *QUIET]
+    result = run_child(name, args, cwd, log, profile, timeout)
     result.check = "(no output)"
     return result
 
