@@ -28,6 +28,7 @@ from sitemap_spider.config_parsing import (
     parse_render_mode,
     read_base_url,
     read_bool,
+    read_choice,
     read_history,
     read_number,
     read_patterns,
@@ -144,6 +145,7 @@ class SitemapConfig:
     max_bytes: int
     gzip: bool
     validate: bool
+    stylesheet: bool
     report_path: Path | None
     max_shrink: float
     groups: tuple[SitemapGroup, ...]
@@ -190,6 +192,7 @@ class SitemapConfig:
             max_bytes=read_number(settings, "SITEMAP_MAX_BYTES", int, MIN_MAX_BYTES, MAX_BYTES_PER_SITEMAP),
             gzip=read_bool(settings, "SITEMAP_GZIP"),
             validate=read_bool(settings, "SITEMAP_VALIDATE"),
+            stylesheet=read_bool(settings, "SITEMAP_XSL"),
             max_shrink=read_number(settings, "SITEMAP_MAX_SHRINK", float, 0.0, 1.0),
             groups=read_groups(settings, "SITEMAP_GROUPS"),
             bucket=read_bucket(settings, "SITEMAP_OUTPUT_URI"),
@@ -218,7 +221,7 @@ class SitemapConfig:
             queue_memory=read_number(settings, "SITEMAP_QUEUE_MEMORY", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
             indexnow=IndexNowConfig.from_settings(settings),
-            progress=_read_progress(settings),
+            progress=read_choice(settings, "SITEMAP_PROGRESS", PROGRESS_MODES),
             publish=read_bool(settings, "SITEMAP_PUBLISH"),
             history=read_history(settings, "SITEMAP_HISTORY"),
             keep_failed_days=read_number(settings, "SITEMAP_KEEP_FAILED_DAYS", float, 0.0, 3650.0),
@@ -240,6 +243,7 @@ class SitemapConfig:
             max_bytes=self.max_bytes,
             gzip=self.gzip,
             validate=self.validate,
+            stylesheet=self.stylesheet,
             max_shrink=self.max_shrink,
             groups=self.groups,
             bucket=self.bucket,
@@ -258,13 +262,6 @@ class SitemapConfig:
 
 #: SITEMAP_PROGRESS: a live line on a terminal and a log line, the log line only, or neither.
 PROGRESS_MODES = ("auto", "log", "off")
-
-
-def _read_progress(settings: BaseSettings) -> str:
-    value = str(settings.get("SITEMAP_PROGRESS", "auto")).strip().lower()
-    if value not in PROGRESS_MODES:
-        raise ConfigError("SITEMAP_PROGRESS", f"must be one of {', '.join(PROGRESS_MODES)}, got {value!r}")
-    return value
 
 
 @dataclass(frozen=True)

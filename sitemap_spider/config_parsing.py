@@ -79,12 +79,27 @@ def read_text(settings: BaseSettings, name: str) -> str | None:
     return str(value).strip() or None
 
 
+#: Words a true / false setting also takes, as ``-s SITEMAP_XSL=on`` reads.
+_SWITCH_WORDS = {"on": True, "yes": True, "off": False, "no": False}
+
+
 def read_bool(settings: BaseSettings, name: str) -> bool:
-    """A true / false setting."""
+    """A true / false setting: what Scrapy's ``getbool`` takes (True, "true", 1, ...), or on / off."""
+    raw = settings.get(name)
+    if isinstance(raw, str) and raw.strip().lower() in _SWITCH_WORDS:
+        return _SWITCH_WORDS[raw.strip().lower()]
     try:
         return settings.getbool(name)
     except ValueError:
-        raise ConfigError(name, f"must be true or false, got {settings.get(name)!r}") from None
+        raise ConfigError(name, f"must be true or false (or on / off), got {raw!r}") from None
+
+
+def read_choice(settings: BaseSettings, name: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (the first is the default), in any case."""
+    value = str(settings.get(name, choices[0])).strip().lower()
+    if value not in choices:
+        raise ConfigError(name, f"must be one of {', '.join(choices)}, got {value!r}")
+    return value
 
 
 def read_number(

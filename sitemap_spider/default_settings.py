@@ -29,6 +29,10 @@ SITEMAP_MAX_BYTES = 52_428_800
 SITEMAP_GZIP = False
 # Validate every file against the official XSDs before publishing it.
 SITEMAP_VALIDATE = True
+# A stylesheet for people: sitemap.xsl is published beside the set and every file names it in an
+# <?xml-stylesheet?> line, so that a browser shows a sitemap as a table (URL, lastmod, images,
+# videos, language versions) instead of raw XML. Search engines ignore the line.
+SITEMAP_XSL = False
 # A new set that lists fewer than this share of the URLs of the set published before is not
 # published: a site half down, a robots.txt accident or a login wall would otherwise replace the
 # whole sitemap with a fraction of it. The previous set and the history stay; the command exits

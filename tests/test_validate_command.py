@@ -127,6 +127,30 @@ def test_a_published_set_validates_with_no_finding(tmp_path: Path) -> None:
     assert run.report["summary"]["urls"] == 150
 
 
+def test_a_news_entry_may_also_be_in_a_regular_sitemap_but_not_twice_in_news(tmp_path: Path) -> None:
+    news_ns = 'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'
+
+    def news_file(*locs: str) -> bytes:
+        urls = "".join(
+            f"<url><loc>{loc}</loc><news:news><news:publication><news:name>The Daily</news:name>"
+            "<news:language>en</news:language></news:publication>"
+            "<news:publication_date>2026-11-20</news:publication_date>"
+            "<news:title>A title</news:title></news:news></url>\n"
+            for loc in locs
+        )
+        return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS} {news_ns}>\n{urls}</urlset>\n'.encode()
+
+    article, other = "https://www.example.com/news/a", "https://www.example.com/news/b"
+    (tmp_path / "sitemap-00001.xml").write_bytes(urlset(article, other))
+    (tmp_path / "sitemap-news-00001.xml").write_bytes(news_file(article))
+    run = validate(str(tmp_path / "sitemap-00001.xml"), str(tmp_path / "sitemap-news-00001.xml"), "--json")
+    assert_clean(run, files=2)
+    # Listed twice among news entries is a duplicate, as in any two sitemaps.
+    (tmp_path / "sitemap-news-00002.xml").write_bytes(news_file(other, article))
+    run = validate(*(str(tmp_path / name) for name in sorted(os.listdir(tmp_path))), "--json")
+    assert run.findings() == [("duplicate.across_files", article)], run.describe()
+
+
 # --- the command line: output, exit codes ---------------------------------------------------------------
 
 

@@ -57,8 +57,8 @@ class AuditSession(Session):
         self.log = FindingLog(limit=None)  # the reports hold every finding; only the terminal is cut
         self.listed_urls: dict[str, Listed] = {}
 
-    def listed(self, loc: str, file: str, line: int, lastmod: str | None = None) -> None:
-        super().listed(loc, file, line, lastmod)
+    def listed(self, loc: str, file: str, line: int, lastmod: str | None = None, *, news: bool = False) -> None:
+        super().listed(loc, file, line, lastmod, news=news)
         self.listed_urls.setdefault(url_key(loc), Listed(loc, file, line, lastmod))
 
 

@@ -18,7 +18,7 @@ class Sink(Protocol):
         self, rule: str, file: str, line: int | None, detail: str, url: str | None = None
     ) -> None: ...
 
-    def listed(self, loc: str, file: str, line: int, lastmod: str | None = None) -> None: ...
+    def listed(self, loc: str, file: str, line: int, lastmod: str | None = None, *, news: bool = False) -> None: ...
 
     def out_of_scope(self, loc: str, file: str, line: int, location: str) -> None: ...
 
@@ -47,8 +47,11 @@ class Context:
     def finding(self, rule: str, line: int | None, detail: str, url: str | None = None) -> None:
         self.sink.finding(rule, self.name, line, detail, url)
 
-    def check_loc(self, loc: str, line: int, listed: bool = True, lastmod: str | None = None) -> bool:
-        """Report the loc's problems; True if it has no error (then it is counted as listed)."""
+    def check_loc(
+        self, loc: str, line: int, listed: bool = True, lastmod: str | None = None, *, news: bool = False
+    ) -> bool:
+        """Report the loc's problems; True if it has no error (then it is counted as listed).
+        ``news``: the ``<url>`` carries a ``<news:news>`` (see Session.listed)."""
         ok = True
         for rule, detail in loc_problems(loc):
             self.finding(rule, line, detail, loc)
@@ -58,5 +61,5 @@ class Context:
         if self.scope is not None and self.document.location and not in_scope(loc, self.scope):
             self.sink.out_of_scope(loc, self.name, line, self.document.location)
         if listed:
-            self.sink.listed(loc, self.name, line, lastmod)
+            self.sink.listed(loc, self.name, line, lastmod, news=news)
         return True

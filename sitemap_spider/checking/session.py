@@ -71,11 +71,15 @@ class Session:
     ) -> None:
         self.log.add(Finding(rule, file, line, detail, url))
 
-    def listed(self, loc: str, file: str, line: int, lastmod: str | None = None) -> None:
+    def listed(self, loc: str, file: str, line: int, lastmod: str | None = None, *, news: bool = False) -> None:
+        """Count a listed URL, and report it listed twice. A news entry (``news``) is a duplicate
+        of another news entry only: Google News wants an article in the news sitemap, and
+        the site's other sitemaps may list it too."""
         number = self._files.setdefault(file, len(self._files))
         if number == len(self._file_names):
             self._file_names.append(file)
-        key = int.from_bytes(hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest())
+        data = loc.encode("utf-8", "surrogatepass")
+        key = int.from_bytes(hashlib.blake2b(data, digest_size=8, person=b"news" if news else b"").digest())
         first = self._seen.setdefault(key, number << 32 | line)
         if first == number << 32 | line:
             return

@@ -33,6 +33,7 @@ _ENCODING: Final = re.compile(rb"""<\?xml[^>]*?\sencoding\s*=\s*["']([^"']*)["']
 _ELEMENT: Final = re.compile(r"Element '\{([^}]*)\}([^']+)'")
 _STRICT_WILDCARD: Final = "demanded by the strict wildcard"
 _XHTML_LINK: Final = "{http://www.w3.org/1999/xhtml}link"
+_NEWS: Final = "{http://www.google.com/schemas/sitemap-news/0.9}news"
 _CHUNK: Final = 64 * 1024
 #: Elements one <url> may hold: 1,000 images (Google's limit) of 5 elements each, and many links.
 MAX_ELEMENTS_PER_ENTRY: Final = 10_000
@@ -233,7 +234,8 @@ class _Walker:
         flagged: set[str] = set()
         lastmod = fields.get("lastmod")
         lastmod_text = (lastmod.text or "").strip() if lastmod is not None else None
-        loc = self._loc(fields.get("loc"), flagged, lastmod_text)
+        news = self.kind == "urlset" and element.find(_NEWS) is not None
+        loc = self._loc(fields.get("loc"), flagged, lastmod_text, news)
         if lastmod is not None and lastmod_text is not None:
             self._report(lastmod, lastmod_problems(lastmod_text, self.context.sink.now), flagged, loc)
         if self.kind == "urlset":
@@ -246,11 +248,11 @@ class _Walker:
                     self.context.finding(rule, link.sourceline, detail, loc)
         self._validate(element, flagged, loc)
 
-    def _loc(self, element: etree._Element | None, flagged: set[str], lastmod: str | None) -> str | None:
+    def _loc(self, element: etree._Element | None, flagged: set[str], lastmod: str | None, news: bool) -> str | None:
         if element is None:
             return None  # the XSD names the missing <loc>
         loc = (element.text or "").strip()
-        if not self.context.check_loc(loc, element.sourceline, self.kind == "urlset", lastmod):
+        if not self.context.check_loc(loc, element.sourceline, self.kind == "urlset", lastmod, news=news):
             flagged.add("loc")
         elif self.kind == "sitemapindex":
             self.context.document.children.append((loc, element.sourceline))

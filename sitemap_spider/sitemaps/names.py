@@ -18,6 +18,8 @@ NEWS_PREFIX: Final = "sitemap-news"
 #: Every sitemap file of a set but its index (shards, the shards of a group (SITEMAP_GROUPS,
 #: shards/groups.py) and news files, plain or gzipped).
 SHARD_FILE_PATTERN: Final = re.compile(r"^sitemap-(?:[a-z0-9][a-z0-9_-]{0,39}-)?\d{5}\.xml(\.gz)?$")
+#: SITEMAP_XSL: the stylesheet published beside the set, which every file of it names.
+STYLESHEET_NAME: Final = "sitemap.xsl"
 #: The staging directory of a set being built, inside the output directory.
 STAGING_PREFIX: Final = ".sitemap-staging-"
 #: The sort runs of a set being built, inside its staging directory.

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
-from sitemap_spider.sitemaps.names import INDEX_NAME, SHARD_FILE_PATTERN, shard_name
+from sitemap_spider.sitemaps.names import INDEX_NAME, SHARD_FILE_PATTERN, STYLESHEET_NAME, shard_name
 from sitemap_spider.sitemaps.rules import check_loc
-from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN
+from sitemap_spider.sitemaps.xml.stylesheet import stylesheet_document
+from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN, with_stylesheet
 
 if TYPE_CHECKING:
     from sitemap_spider.sitemaps.shards.bucket import BucketTarget
@@ -33,6 +34,8 @@ class OutputOptions:
     extra_files: tuple[tuple[str, bytes], ...] = ()
     #: SITEMAP_GROUPS: each group's URLs in a series of their own (shards/groups.py); (): one series.
     groups: tuple[SitemapGroup, ...] = ()
+    #: SITEMAP_XSL: every file names the stylesheet published beside the set (names.STYLESHEET_NAME).
+    stylesheet: bool = False
     #: SITEMAP_OUTPUT_URI: the bucket the set is published to, from ``output_dir`` (shards/bucket.py).
     bucket: BucketTarget | None = None
 
@@ -45,7 +48,7 @@ class OutputOptions:
             raise ValueError(f"base_url {self.base_url!r} cannot prefix sitemap URLs: {exc}") from exc
         if not 1 <= self.max_urls <= MAX_URLS_PER_SITEMAP:
             raise ValueError(f"max_urls must be 1-{MAX_URLS_PER_SITEMAP}, not {self.max_urls}")
-        smallest = len(URLSET_OPEN) + len(URLSET_CLOSE) + 1
+        smallest = len(with_stylesheet(URLSET_OPEN, self.stylesheet)) + len(URLSET_CLOSE) + 1
         if not smallest <= self.max_bytes <= MAX_BYTES_PER_SITEMAP:
             raise ValueError(f"max_bytes must be {smallest}-{MAX_BYTES_PER_SITEMAP}, not {self.max_bytes}")
         if not 0.0 <= self.max_shrink <= 1.0:
@@ -56,5 +59,16 @@ class OutputOptions:
         if len(set(names)) != len(names):
             raise ValueError(f"groups must have names of their own: {names}")
         for name, _ in self.extra_files:
-            if Path(name).name != name or name.startswith(".") or name == INDEX_NAME or SHARD_FILE_PATTERN.match(name):
+            if (
+                Path(name).name != name
+                or name.startswith(".")
+                or name in (INDEX_NAME, STYLESHEET_NAME)
+                or SHARD_FILE_PATTERN.match(name)
+            ):
                 raise ValueError(f"extra file {name!r} must be a plain file name of its own")
+
+    def published_files(self) -> tuple[tuple[str, bytes], ...]:
+        """The files published beside the index: ``extra_files``, and the stylesheet when on."""
+        if not self.stylesheet:
+            return self.extra_files
+        return (*self.extra_files, (STYLESHEET_NAME, stylesheet_document()))

@@ -26,12 +26,14 @@ from sitemap_spider.sitemaps.names import is_news_file, listed_file_name, series
 from sitemap_spider.sitemaps.xml.elements import (
     index_locs,
     url_lines_of_document,
+    STYLESHEET_LINE,
     URLSET_CLOSE,
     URLSET_OPEN,
     parse_url_line,
 )
 
 _HEADER = URLSET_OPEN.decode()
+_STYLESHEET = STYLESHEET_LINE.decode()
 _CLOSE = URLSET_CLOSE.decode()
 
 
@@ -180,7 +182,10 @@ class PreviousLines:
             return False
         try:
             text = _open_text(path)
-            header = text.readline() + text.readline()
+            declaration, line = text.readline(), text.readline()
+            if line == _STYLESHEET:  # a set published with SITEMAP_XSL
+                line = text.readline()
+            header = declaration + line
         except (OSError, EOFError, UnicodeDecodeError) as exc:
             raise PreviousSetError(f"cannot read {path}: {exc}") from exc
         if header == _HEADER:

@@ -50,7 +50,7 @@ def content_headers(name: str) -> dict[str, str]:
     Content-Encoding, which would make clients unzip it on the way and store XML under .gz)."""
     if name.endswith(".gz"):
         return {"ContentType": "application/gzip"}
-    if name.endswith(".xml"):
+    if name.endswith((".xml", ".xsl")):  # a browser applies a stylesheet served as XML only
         return {"ContentType": "application/xml; charset=utf-8"}
     return {"ContentType": "text/plain; charset=utf-8"}
 

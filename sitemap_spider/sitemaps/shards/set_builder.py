@@ -220,15 +220,16 @@ class SitemapSetBuilder:
                 finder.changes.close()
                 raise
             check_shrink(changes, self.options.max_shrink)
-            write_index(self._staging / INDEX_NAME, shards, self.options.base_url)
-            for name, content in self.options.extra_files:
+            write_index(self._staging / INDEX_NAME, shards, self.options.base_url, stylesheet=self.options.stylesheet)
+            published = self.options.published_files()
+            for name, content in published:
                 write_document(self._staging / name, content, gzip=False)
             self._sorter.close()
             self._digest_lines.close()
             self._rich.close()
             if self.options.validate:
                 self._validate(shards)
-            extra_names = [name for name, _ in self.options.extra_files]
+            extra_names = [name for name, _ in published]
             self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME, extra_names)
             if bucket is not None:
                 bucket.push(self._storage.output_dir, [shard.name for shard in shards], extra_names, INDEX_NAME)

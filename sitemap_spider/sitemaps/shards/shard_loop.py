@@ -85,6 +85,7 @@ class ShardLoop:
                 on_close=finisher.submit,
                 durable=not options.gzip,  # a plain file that is compressed next needs no fsync
                 prefix=prefix,
+                stylesheet=options.stylesheet,
             )
 
         writer: ShardWriter | GroupedWriter = (
@@ -122,6 +123,7 @@ class ShardLoop:
                     on_close=finisher.submit,
                     durable=not options.gzip,
                     prefix=NEWS_PREFIX,
+                    stylesheet=options.stylesheet,
                 )
                 self._rich.write_blocks(walk.blocks(blocks), writer, news, self._compare)
             self.duplicates += walk.duplicates

@@ -41,6 +41,7 @@ from sitemap_spider.sitemaps.xml.elements import (
     loc_in,
     sitemap_element,
     url_line,
+    with_stylesheet,
 )
 
 logger = logging.getLogger(__name__)
@@ -70,13 +71,17 @@ class ShardWriter:
         on_close: Callable[[ShardInfo], None] | None = None,
         durable: bool = True,
         prefix: str = SHARD_PREFIX,
+        stylesheet: bool = False,
     ) -> None:
         """``on_close`` is told of each shard as soon as it is complete on disk, so that it can be
         compressed or validated while the next one is written; ``durable=False`` skips the
-        fsync of files that are only an intermediate step; ``prefix`` names the files."""
+        fsync of files that are only an intermediate step; ``prefix`` names the files;
+        ``stylesheet`` gives every file the line that names the set's stylesheet (SITEMAP_XSL)."""
         if not 1 <= max_urls <= MAX_URLS_PER_SITEMAP:
             raise ValueError(f"max_urls must be 1-{MAX_URLS_PER_SITEMAP}, not {max_urls}")
-        smallest = len(URLSET_OPEN) + len(URLSET_CLOSE)
+        self._head = with_stylesheet(URLSET_OPEN, stylesheet)
+        self._stylesheet = stylesheet
+        smallest = len(self._head) + len(URLSET_CLOSE)
         if not smallest < max_bytes <= MAX_BYTES_PER_SITEMAP:
             raise ValueError(f"max_bytes must be {smallest + 1}-{MAX_BYTES_PER_SITEMAP}, not {max_bytes}")
         self.directory = Path(directory)
@@ -121,7 +126,7 @@ class ShardWriter:
         closing = len(URLSET_CLOSE)
         while start < count:
             if self._file is None:
-                if not can_fit(len(URLSET_OPEN), 0, sizes[start], closing, max_bytes=self.max_bytes):
+                if not can_fit(len(self._head), 0, sizes[start], closing, max_bytes=self.max_bytes):
                     raise InvalidEntryError(
                         f"entry needs {sizes[start]} bytes, more than a sitemap of at most "
                         f"{self.max_bytes} bytes can hold: {loc_in(lines[start])[:100]!r}"
@@ -156,7 +161,7 @@ class ShardWriter:
                 self._close_shard()
         if self._file is None:
             extra = sum(len(namespace_declaration(p)) for p in set(prefixes))
-            if not can_fit(len(URLSET_OPEN), 0, extra + len(line), closing, max_bytes=self.max_bytes):
+            if not can_fit(len(self._head), 0, extra + len(line), closing, max_bytes=self.max_bytes):
                 raise InvalidEntryError(
                     f"entry needs {len(line) + extra} bytes, more than a sitemap of at most "
                     f"{self.max_bytes} bytes can hold: {loc_in(line)[:100]!r}"
@@ -185,9 +190,9 @@ class ShardWriter:
             )
         path = self.directory / shard_name(number, gzip=self.gzip, prefix=self.prefix)
         self._file = OutputFile(path, compress=self.gzip, durable=self._durable)
-        self._file.stream.write(URLSET_OPEN)
+        self._file.stream.write(self._head)
         self._urls = 0
-        self._bytes = len(URLSET_OPEN)
+        self._bytes = len(self._head)
         self._lastmods = []
         self._namespaces = set()
 
@@ -198,7 +203,7 @@ class ShardWriter:
         self._file = None
         name = shard_name(len(self._shards) + 1, gzip=self.gzip, prefix=self.prefix)
         if self._namespaces:
-            _declare(self.directory / name, self._namespaces, durable=self._durable)
+            _declare(self.directory / name, self._namespaces, len(self._head), self._stylesheet, durable=self._durable)
         info = ShardInfo(
             name=name,
             urls=self._urls,
@@ -255,19 +260,19 @@ def newest_lastmod(lastmods: list[str]) -> str | None:
     return newest[1]
 
 
-def _declare(path: Path, prefixes: set[str], *, durable: bool) -> None:
+def _declare(path: Path, prefixes: set[str], written: int, stylesheet: bool, *, durable: bool) -> None:
     """Give the plain shard ``path`` a head that declares the extension namespaces it uses.
 
     Which ones is known only once the shard is full; the shard is written behind the plain head
-    and copied once behind the right one (only shards that use extensions).
+    (``written`` bytes) and copied once behind the right one (only shards that use extensions).
     """
-    head = urlset_open(prefixes)
+    head = with_stylesheet(urlset_open(prefixes), stylesheet)
     staged = path.with_name(path.name + ".head")
     out = OutputFile(staged, compress=False, durable=durable)
     try:
         out.stream.write(head)
         with open(path, "rb") as body:
-            body.seek(len(URLSET_OPEN))
+            body.seek(written)
             while block := body.read(1 << 20):
                 out.stream.write(block)
     except BaseException:
@@ -278,16 +283,18 @@ def _declare(path: Path, prefixes: set[str], *, durable: bool) -> None:
     os.replace(staged, path)
 
 
-def write_index(path: Path, shards: list[ShardInfo], base_url: str) -> None:
-    """Write a sitemap index (never gzipped) listing ``base_url + name`` of every shard."""
+def write_index(path: Path, shards: list[ShardInfo], base_url: str, *, stylesheet: bool = False) -> None:
+    """Write a sitemap index (never gzipped) listing ``base_url + name`` of every shard;
+    ``stylesheet``: with the line that names the set's stylesheet (SITEMAP_XSL)."""
     if not shards:
         raise EmptySitemapError("a sitemap index must list at least one sitemap")
     if len(shards) > MAX_SITEMAPS_PER_INDEX:
         raise TooManyShardsError(f"{len(shards)} sitemaps, an index lists at most {MAX_SITEMAPS_PER_INDEX}")
-    size = len(SITEMAPINDEX_OPEN)
+    head = with_stylesheet(SITEMAPINDEX_OPEN, stylesheet)
+    size = len(head)
     out = OutputFile(Path(path), compress=False)
     try:
-        out.stream.write(SITEMAPINDEX_OPEN)
+        out.stream.write(head)
         for shard in shards:
             loc = base_url + shard.name
             check_loc(loc)

@@ -17,6 +17,7 @@ from typing import IO, Final
 from lxml import etree  # type: ignore[import-untyped]
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
+from sitemap_spider.sitemaps.names import STYLESHEET_NAME
 from sitemap_spider.sitemaps.runs.lines import Extras
 
 SITEMAP_NAMESPACE: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -25,6 +26,9 @@ URLSET_OPEN: Final = XML_DECLARATION + b'<urlset xmlns="' + SITEMAP_NAMESPACE.en
 URLSET_CLOSE: Final = b"</urlset>\n"
 SITEMAPINDEX_OPEN: Final = XML_DECLARATION + b'<sitemapindex xmlns="' + SITEMAP_NAMESPACE.encode() + b'">\n'
 SITEMAPINDEX_CLOSE: Final = b"</sitemapindex>\n"
+#: SITEMAP_XSL: the line after the declaration that has a browser show a file through the set's
+#: stylesheet (relative: it is published beside every file of the set).
+STYLESHEET_LINE: Final = f'<?xml-stylesheet type="text/xsl" href="{STYLESHEET_NAME}"?>\n'.encode()
 
 #: The end of every ``<url>`` line; extension elements go before it (``with_extensions``).
 URL_CLOSE: Final = "</url>\n"
@@ -38,6 +42,15 @@ _URL_LINE: Final = re.compile(
 URL_OPTIONAL: Final = ("lastmod", "changefreq", "priority")
 
 _ESCAPES: Final = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&apos;"))
+
+
+def with_stylesheet(head: bytes, stylesheet: bool) -> bytes:
+    """A document's ``head`` (``URLSET_OPEN``, ``SITEMAPINDEX_OPEN``, ...) with the stylesheet
+    line after its declaration when ``stylesheet`` is on; as it is otherwise."""
+    if not stylesheet:
+        return head
+    assert head.startswith(XML_DECLARATION)
+    return XML_DECLARATION + STYLESHEET_LINE + head[len(XML_DECLARATION) :]
 
 
 def needs_escaping(text: str) -> bool:
