@@ -244,6 +244,7 @@ class SitemapConfig:
             gzip=self.gzip,
             validate=self.validate,
             stylesheet=self.stylesheet,
+            llms_txt=self.rich.llms_txt,
             max_shrink=self.max_shrink,
             groups=self.groups,
             bucket=self.bucket,

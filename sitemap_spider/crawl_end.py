@@ -145,6 +145,8 @@ class SetPublisher:
             self.stats.set_value(keys.FILES, result.files)
             for group, urls in result.group_urls:
                 self.stats.set_value(keys.GROUP_URLS + group, urls)
+            if result.llms_txt is not None:
+                self.stats.set_value(keys.LLMS_TXT_PAGES, result.llms_txt.listed)
             if result.duplicates:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
             changes = result.changes
@@ -228,6 +230,8 @@ class SetPublisher:
         }
         if result.group_urls:
             summary["groups"] = dict(result.group_urls)
+        if result.llms_txt is not None:
+            summary["llms_txt"] = vars(result.llms_txt)
         return summary
 
     def _log_rendering(self) -> None:
@@ -270,7 +274,7 @@ class SetPublisher:
             logging.WARNING if not_fetched else logging.INFO,
             "Sitemap published: %s URLs in %s file(s); index %s%s\n"
             "  not listed: %s%s\n"
-            "  changed since the previous set: %s\n"
+            "  changed since the previous set: %s%s\n"
             "  add this line to robots.txt:  Sitemap: %s",
             f"{result.urls:,}",
             result.files,
@@ -279,6 +283,7 @@ class SetPublisher:
             reasons or "none",
             not_fetched,
             result.changes.describe() if result.changes is not None else "not compared",
+            "" if result.llms_txt is None else "\n  " + result.llms_txt.describe(),
             result.index_url,
         )
 

@@ -33,6 +33,12 @@ SITEMAP_VALIDATE = True
 # <?xml-stylesheet?> line, so that a browser shows a sitemap as a table (URL, lastmod, images,
 # videos, language versions) instead of raw XML. Search engines ignore the line.
 SITEMAP_XSL = False
+# llms.txt (llmstxt.org) beside the set: the site's name and description from its home page, then
+# one section per group (SITEMAP_GROUPS) or first path segment, each listed page as a Markdown
+# link with its title and meta description. Written by `scrapy crawl sitemap` (it reads the
+# pages), published with the set; a site of more pages lists its SITEMAP_LLMS_TXT_MAX shallowest.
+SITEMAP_LLMS_TXT = False
+SITEMAP_LLMS_TXT_MAX = 5000
 # A new set that lists fewer than this share of the URLs of the set published before is not
 # published: a site half down, a robots.txt accident or a login wall would otherwise replace the
 # whole sitemap with a fraction of it. The previous set and the history stay; the command exits

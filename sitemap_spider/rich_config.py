@@ -1,4 +1,6 @@
-"""The settings of rich sitemaps (hreflang, images, videos, news), read and checked once.
+"""The settings of rich sitemaps (hreflang, images, videos, news) and llms.txt, read and checked once.
+
+Both ask the crawl to read more of each listed page and to keep it with the entry.
 
 A block of SitemapConfig (config.py) of its own, as PolitenessConfig is.
 """
@@ -28,6 +30,9 @@ class RichConfig:
     videos: bool = False
     news_name: str | None = None  # the publication's name; None: no news files
     news_language: str | None = None  # news:language when the page's <html lang> gives none
+    #: SITEMAP_LLMS_TXT: the most pages llms.txt lists (SITEMAP_LLMS_TXT_MAX); 0: no llms.txt, no
+    #: page summaries read.
+    llms_txt: int = 0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> RichConfig:
@@ -38,6 +43,7 @@ class RichConfig:
         language = read_text(settings, "SITEMAP_NEWS_LANGUAGE")
         if language is not None and news_language(language) != language.lower():
             raise ConfigError("SITEMAP_NEWS_LANGUAGE", f"must be an ISO 639 code (en, fr; zh-cn, zh-tw), got {language!r}")
+        llms_max = read_number(settings, "SITEMAP_LLMS_TXT_MAX", int, 1, 10_000_000)
         return cls(
             hreflang=read_bool(settings, "SITEMAP_HREFLANG"),
             images=read_bool(settings, "SITEMAP_IMAGES"),
@@ -46,6 +52,7 @@ class RichConfig:
             videos=read_bool(settings, "SITEMAP_VIDEOS"),
             news_name=read_text(settings, "SITEMAP_NEWS_NAME"),
             news_language=None if language is None else language.lower(),
+            llms_txt=read_bool(settings, "SITEMAP_LLMS_TXT") * llms_max,
         )
 
     @property

@@ -17,6 +17,8 @@ URLS: Final = "sitemap/urls"
 FILES: Final = "sitemap/files"
 #: URLs of each group (SITEMAP_GROUPS) in the published set; "other": those of no group.
 GROUP_URLS: Final = "sitemap/group_urls/"
+#: Pages llms.txt lists (SITEMAP_LLMS_TXT).
+LLMS_TXT_PAGES: Final = "sitemap/llms_txt/pages"
 #: Why nothing was published; absent when the set was published.
 NOT_PUBLISHED: Final = "sitemap/not_published"
 #: SITEMAP_PUBLISH=False: the listable pages a finished crawl kept instead of publishing them.

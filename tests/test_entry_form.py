@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry, Video
+from sitemap_spider.sitemaps.entry import Alternate, News, PageSummary, RichEntry, SitemapEntry, Video
 from sitemap_spider.sitemaps.entry_form import ROW_COLUMNS, entry_from_json, entry_of_row, entry_row, entry_to_json
 
 ENTRIES = [
@@ -19,7 +19,16 @@ ENTRIES = [
         videos=(Video("https://example.com/t.jpg", "A title", "A – description", content_loc="https://example.com/v.mp4"),),
         news=News("The Daily", "en", "2024-05-01T10:00:00Z", "Title"),
     ),
+    # llms.txt's summary (SITEMAP_LLMS_TXT), alone and with extensions: it crosses processes too.
+    RichEntry("https://example.com/p", page=PageSummary("A \"title\"", "Its description", "Site")),
+    RichEntry("https://example.com/q", images=("https://example.com/b.png",), page=PageSummary("", "")),
 ]
+
+
+def test_an_entry_without_a_summary_keeps_the_row_it_had() -> None:
+    rich = ENTRIES[3]
+    assert isinstance(rich, RichEntry) and rich.page is None
+    assert '"page"' not in (entry_row(rich)[5] or "")
 
 
 @pytest.mark.parametrize("entry", ENTRIES)

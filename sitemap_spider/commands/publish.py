@@ -80,6 +80,11 @@ class Command(ScrapyCommand):
         apply_defaults(settings)
         try:
             config = SitemapConfig.from_settings(settings)
+            if config.rich.llms_txt:
+                raise ConfigError(
+                    "SITEMAP_LLMS_TXT", "llms.txt is written by scrapy crawl sitemap, which reads the pages' titles; "
+                    "scrapy publish has only their URLs"
+                )
             stream, name = open_input(args[0])
         except (ConfigError, BadInput) as exc:
             print(f"error: {exc}", file=sys.stderr)

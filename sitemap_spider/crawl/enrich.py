@@ -20,6 +20,7 @@ from scrapy.utils.response import get_base_url
 
 from sitemap_spider.crawl.alternates import alternates_in_html
 from sitemap_spider.crawl.media import image_sources
+from sitemap_spider.crawl.pages import page_summary
 from sitemap_spider.crawl.structured import (
     RawVideo,
     article,
@@ -44,6 +45,7 @@ from sitemap_spider.sitemaps import (
     missing_video_field,
     news_language,
     normalize_url,
+    page_summary_of,
     parse_lastmod,
     rich_fields,
 )
@@ -68,6 +70,8 @@ class Enricher:
         """The RichEntry fields of the listed page ``page`` (its public URL); {} when it has none."""
         config = self.config
         fields: dict[str, Any] = {}
+        if config.llms_txt:
+            fields["page"] = page_summary(response.selector)
         declared = header_alternates if config.hreflang else []
         # A walk over the tree's <link> elements costs about 60 us a page, an XPath 70 (bench/run.py's
         # pages, a loaded machine); a look for the word in the page's bytes, 4: most pages have none.
@@ -100,8 +104,16 @@ class Enricher:
             return {}
         config = self.config
         wanted = {"alternates": config.hreflang, "images": config.images, "videos": config.videos, "news": config.news}
-        fields = rich_fields(json.loads(stored)) or {}
-        return {name: value for name, value in fields.items() if value and wanted[name]}
+        record = json.loads(stored)
+        fields = {name: value for name, value in (rich_fields(record) or {}).items() if value and wanted[name]}
+        if config.llms_txt and (page := page_summary_of(record)) is not None:
+            fields["page"] = page
+        return fields
+
+    def knows(self, stored: str | None) -> bool:
+        """Whether a listed page's stored extensions hold all a 304 of it needs: its summary,
+        with llms.txt on (a history kept without it has none: the page is fetched whole once)."""
+        return not self.config.llms_txt or (stored is not None and '"page":' in stored)
 
     def _url(self, base: str, href: str) -> str | None:
         url = normalize_url(urljoin(base, href), self.strip_params)

@@ -15,6 +15,8 @@ from typing import Any
 
 from parsel import Selector
 
+from sitemap_spider.sitemaps import PageSummary
+
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 # Directives that carry a colon of their own and so are not "agent: directive".
@@ -126,6 +128,29 @@ def page_tags(page: Selector | Any) -> PageTags:
     if tags is None or tags.root is not root:
         tags = _last_tags = PageTags(root)
     return tags
+
+
+def _text(element: Any) -> str:
+    return " ".join("".join(element.itertext()).split()) if element is not None else ""
+
+
+def page_summary(page: Selector | Any) -> PageSummary:
+    """What llms.txt says of a page: its title (``<title>``, else ``og:title``, else its first
+    ``<h1>``), its description (meta ``description``, else ``og:description``) and the site's
+    name (``og:site_name``), whitespace collapsed."""
+    tags = page_tags(page)
+    found: dict[str, str] = {}
+    for meta in tags.metas:
+        key = (meta.get("name") or meta.get("property") or "").strip().lower()
+        if key in ("description", "og:description", "og:title", "og:site_name") and key not in found:
+            found[key] = " ".join((meta.get("content") or "").split())
+    root = tags.root
+    title = _text(root.find("head/title")) or _text(root.find(".//title"))
+    return PageSummary(
+        title=title or found.get("og:title") or _text(root.find(".//h1")),
+        description=found.get("description") or found.get("og:description", ""),
+        site_name=found.get("og:site_name", ""),
+    )
 
 
 def robots_from_meta(page: Selector | Any, agents: Iterable[str]) -> RobotsDirectives:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +76,8 @@ class Recrawl:
         self._link_origins = (self.origin, target.site.public_origin)
         self.keep_seconds = keep_failed_days * DAY
         self.crawler = crawler
+        #: Whether a listed page's stored extensions hold all a 304 of it needs (Enricher.knows).
+        self.knows_extensions: Callable[[str | None], bool] = lambda stored: True
 
     @property
     def stats(self) -> StatsCollector:
@@ -89,7 +91,12 @@ class Recrawl:
         """Ask the server whether the page changed since the last crawl, when the history knows it."""
         record = self.record(request.url)
         # A record that does not know the page's extensions could not list it from a 304.
-        if record is None or record.extensions == EXTENSIONS_UNKNOWN or not (record.etag or record.last_modified):
+        if (
+            record is None
+            or record.extensions == EXTENSIONS_UNKNOWN
+            or not (record.etag or record.last_modified)
+            or (record.excluded is None and not self.knows_extensions(record.extensions))
+        ):
             return request
         if record.etag:
             request.headers[b"If-None-Match"] = record.etag

@@ -91,6 +91,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         spider.link_finder = LinkFinder(config.follow_nofollow)
         spider.recrawl = Recrawl(spider.crawl_mode.history, target, config.keep_failed_days, crawler)
         spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written)
+        spider.recrawl.knows_extensions = spider.enricher.knows
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .entry import (
         Alternate as Alternate,
         News as News,
+        PageSummary as PageSummary,
         RichEntry as RichEntry,
         SitemapEntry as SitemapEntry,
         Video as Video,
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
         fields_json as fields_json,
         missing_video_field as missing_video_field,
         news_language as news_language,
+        page_summary_of as page_summary_of,
         rich_fields as rich_fields,
     )
     from .xml.schema_files import (
@@ -123,7 +125,7 @@ if TYPE_CHECKING:
 
 # Each name of the face, under the module (relative to this package) it lives in.
 _HOMES: dict[str, tuple[str, ...]] = {
-    "entry": ("Alternate", "News", "RichEntry", "SitemapEntry", "Video"),
+    "entry": ("Alternate", "News", "PageSummary", "RichEntry", "SitemapEntry", "Video"),
     "entry_form": ("ROW_COLUMNS", "entry_from_json", "entry_of_row", "entry_row", "entry_to_json"),
     "item_entries": ("item_to_entry",),
     "rules": ("CHANGEFREQS", "CHANGEFREQ_VALUES", "check_entry", "check_loc", "parse_lastmod"),
@@ -137,7 +139,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "xml.elements": ("SITEMAP_NAMESPACE",),
     "xml.extensions": (
         "MAX_IMAGES", "MAX_VIDEO_DURATION", "fields_json",
-        "missing_video_field", "news_language", "rich_fields",
+        "missing_video_field", "news_language", "page_summary_of", "rich_fields",
     ),
     "xml.schema_files": ("parse_schema",),
     "changes.compare": ("KINDS", "SetChanges"),
@@ -193,6 +195,8 @@ __all__ = [
     "origin_of",
     "OutputOptions",
     "OVER_LIMIT_STAT",
+    "page_summary_of",
+    "PageSummary",
     "parse_bucket_uri",
     "parse_lastmod",
     "parse_schema",

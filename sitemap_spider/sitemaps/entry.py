@@ -62,6 +62,15 @@ class News:
 
 
 @dataclass(frozen=True)
+class PageSummary:
+    """What llms.txt says of a listed page (SITEMAP_LLMS_TXT): never written to a sitemap."""
+
+    title: str  # the page's <title> (else og:title, else its first <h1>), whitespace collapsed; "" if none
+    description: str = ""  # its meta description (else og:description)
+    site_name: str = ""  # its og:site_name: the home page's names the site
+
+
+@dataclass(frozen=True)
 class RichEntry(SitemapEntry):
     """An entry with extension data: hreflang alternates, images, videos, news.
 
@@ -73,3 +82,4 @@ class RichEntry(SitemapEntry):
     images: tuple[str, ...] = ()  # absolute, percent-encoded URLs, each once
     videos: tuple[Video, ...] = ()
     news: News | None = None
+    page: PageSummary | None = None  # for llms.txt only

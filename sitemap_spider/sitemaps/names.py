@@ -20,6 +20,10 @@ NEWS_PREFIX: Final = "sitemap-news"
 SHARD_FILE_PATTERN: Final = re.compile(r"^sitemap-(?:[a-z0-9][a-z0-9_-]{0,39}-)?\d{5}\.xml(\.gz)?$")
 #: SITEMAP_XSL: the stylesheet published beside the set, which every file of it names.
 STYLESHEET_NAME: Final = "sitemap.xsl"
+#: SITEMAP_LLMS_TXT: the listed pages as Markdown links for language models (shards/llms_txt.py).
+LLMS_TXT_NAME: Final = "llms.txt"
+#: The page summaries of a set being built with llms.txt, inside its staging directory.
+LLMS_PAGES_NAME: Final = "llms-pages.sqlite"
 #: The staging directory of a set being built, inside the output directory.
 STAGING_PREFIX: Final = ".sitemap-staging-"
 #: The sort runs of a set being built, inside its staging directory.

@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_spider.sitemaps.limits import MAX_BYTES_PER_SITEMAP, MAX_URLS_PER_SITEMAP
-from sitemap_spider.sitemaps.names import INDEX_NAME, SHARD_FILE_PATTERN, STYLESHEET_NAME, shard_name
+from sitemap_spider.sitemaps.names import (
+    INDEX_NAME,
+    LLMS_TXT_NAME,
+    SHARD_FILE_PATTERN,
+    STYLESHEET_NAME,
+    shard_name,
+)
 from sitemap_spider.sitemaps.rules import check_loc
 from sitemap_spider.sitemaps.xml.stylesheet import stylesheet_document
 from sitemap_spider.sitemaps.xml.elements import URLSET_CLOSE, URLSET_OPEN, with_stylesheet
@@ -36,6 +42,8 @@ class OutputOptions:
     groups: tuple[SitemapGroup, ...] = ()
     #: SITEMAP_XSL: every file names the stylesheet published beside the set (names.STYLESHEET_NAME).
     stylesheet: bool = False
+    #: SITEMAP_LLMS_TXT: llms.txt listing at most this many pages of the set (shards/llms_txt.py); 0: none.
+    llms_txt: int = 0
     #: SITEMAP_OUTPUT_URI: the bucket the set is published to, from ``output_dir`` (shards/bucket.py).
     bucket: BucketTarget | None = None
 
@@ -51,6 +59,8 @@ class OutputOptions:
         smallest = len(with_stylesheet(URLSET_OPEN, self.stylesheet)) + len(URLSET_CLOSE) + 1
         if not smallest <= self.max_bytes <= MAX_BYTES_PER_SITEMAP:
             raise ValueError(f"max_bytes must be {smallest}-{MAX_BYTES_PER_SITEMAP}, not {self.max_bytes}")
+        if self.llms_txt < 0:
+            raise ValueError(f"llms_txt must be 0 (none) or more, not {self.llms_txt}")
         if not 0.0 <= self.max_shrink <= 1.0:
             raise ValueError(f"max_shrink must be 0-1, not {self.max_shrink}")
         if self.sort_run_size < 1:
@@ -62,7 +72,7 @@ class OutputOptions:
             if (
                 Path(name).name != name
                 or name.startswith(".")
-                or name in (INDEX_NAME, STYLESHEET_NAME)
+                or name in (INDEX_NAME, STYLESHEET_NAME, LLMS_TXT_NAME)
                 or SHARD_FILE_PATTERN.match(name)
             ):
                 raise ValueError(f"extra file {name!r} must be a plain file name of its own")

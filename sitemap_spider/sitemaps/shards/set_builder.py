@@ -25,7 +25,8 @@ from sitemap_spider.sitemaps.runs.lines import digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, ShrinkError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.shards.files import write_document
 from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
-from sitemap_spider.sitemaps.names import INDEX_NAME, SORT_DIR, is_news_file
+from sitemap_spider.sitemaps.names import INDEX_NAME, LLMS_PAGES_NAME, LLMS_TXT_NAME, SORT_DIR, is_news_file
+from sitemap_spider.sitemaps.shards.llms_txt import LlmsPages, LlmsTxtResult, write_llms_txt
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.bucket import Bucket
 from sitemap_spider.sitemaps.shards.groups import OTHER_GROUP, group_of_file
@@ -59,6 +60,7 @@ class PublishResult:
     changes: SetChanges | None = field(default=None, compare=False)
     #: With SITEMAP_GROUPS: URLs per group, in the order of the rules, then "other" for the URLs of no group.
     group_urls: tuple[tuple[str, int], ...] = ()
+    llms_txt: LlmsTxtResult | None = None  # SITEMAP_LLMS_TXT: what llms.txt lists
 
 
 class SitemapSetBuilder:
@@ -81,6 +83,7 @@ class SitemapSetBuilder:
             # was without them.
             self._digest_lines = LineSorter(sort_dir, min(options.sort_run_size, _DIGESTS_RUN_SIZE), unique=False)
             self._rich = RichSet(sort_dir, options.sort_run_size, on_hreflang)
+            self._llms = LlmsPages(self._staging / LLMS_PAGES_NAME, options.groups) if options.llms_txt else None
         except BaseException:
             self._storage.discard(self._staging)
             raise
@@ -103,6 +106,8 @@ class SitemapSetBuilder:
         check_entry(entry)
         if isinstance(entry, RichEntry):
             self._sorter.add_line(self._rich.line_of(entry))
+            if self._llms is not None and entry.page is not None:
+                self._llms.add(entry.loc, entry.page)
         else:
             self._sorter.add(entry)
         if self._verbatim and not is_verbatim(entry.loc, entry.lastmod):
@@ -209,9 +214,10 @@ class SitemapSetBuilder:
                 with self._storage.publishing_lock():
                     bucket.pull(self._storage.output_dir, INDEX_NAME)
             finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
-            loop = ShardLoop(
-                self._staging, self.options, on_content_duplicate, verbatim=self._verbatim, changes=finder, rich=rich
-            )
+            llms = self._llms
+            # A content duplicate is not listed: not in llms.txt either.
+            dropped = on_content_duplicate if llms is None else llms.dropping(on_content_duplicate)
+            loop = ShardLoop(self._staging, self.options, dropped, verbatim=self._verbatim, changes=finder, rich=rich)
             try:
                 shards = loop.write_shards(self._sorter, self._shared_digests(workers), workers, worker_count)
                 changes = finder.finish()
@@ -224,15 +230,21 @@ class SitemapSetBuilder:
             published = self.options.published_files()
             for name, content in published:
                 write_document(self._staging / name, content, gzip=False)
+            names = [name for name, _ in published]
+            llms_result = None
+            if llms is not None:
+                llms_result = write_llms_txt(llms, self._staging, self._storage.output_dir, self.options)
+                names += [LLMS_TXT_NAME] if llms_result is not None else []
             self._sorter.close()
             self._digest_lines.close()
             self._rich.close()
+            if llms is not None:
+                llms.close()
             if self.options.validate:
                 self._validate(shards)
-            extra_names = [name for name, _ in published]
-            self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME, extra_names)
+            self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME, names)
             if bucket is not None:
-                bucket.push(self._storage.output_dir, [shard.name for shard in shards], extra_names, INDEX_NAME)
+                bucket.push(self._storage.output_dir, [shard.name for shard in shards], names, INDEX_NAME)
         except BaseException:
             if changes is not None:
                 changes.close()
@@ -251,6 +263,7 @@ class SitemapSetBuilder:
             news_too_old=0 if rich is None else rich.news_too_old,
             changes=changes,
             group_urls=self._group_urls(shards),
+            llms_txt=llms_result,
         )
         logger.info(
             "Published %s: %d URLs in %d files (%d duplicates dropped)",
@@ -296,6 +309,8 @@ class SitemapSetBuilder:
         self._sorter.close()
         self._digest_lines.close()
         self._rich.close()
+        if self._llms is not None:
+            self._llms.close()
         self._storage.discard(self._staging)
 
     def __enter__(self) -> Self:

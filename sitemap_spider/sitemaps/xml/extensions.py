@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry, Video
+from sitemap_spider.sitemaps.entry import Alternate, News, PageSummary, RichEntry, SitemapEntry, Video
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
 from sitemap_spider.sitemaps.xml.elements import URLSET_OPEN, escape
@@ -224,19 +224,34 @@ def extension_record(entry: SitemapEntry) -> dict[str, Any] | None:
     """The extension fields of ``entry`` as JSON values (the shape ``rich_fields`` reads); None without any."""
     if not isinstance(entry, RichEntry):
         return None
-    return {
+    record = {
         "alternates": [{"hreflang": a.hreflang, "href": a.href} for a in entry.alternates],
         "images": list(entry.images),
         "videos": [vars(video) for video in entry.videos],
         "news": None if entry.news is None else vars(entry.news),
     }
+    if entry.page is not None:  # only then: the stored text of every other entry stays as it was
+        record["page"] = vars(entry.page)
+    return record
 
 
 def fields_json(fields: Mapping[str, Any]) -> str | None:
-    """RichEntry field values (``alternates``, ...) as ``extensions_json`` text; None without any."""
-    if not any(fields.get(name) for name in FIELDS):
+    """RichEntry field values (``alternates``, ..., ``page``) as ``extensions_json`` text; None without any."""
+    names = (*FIELDS, "page")
+    if not any(fields.get(name) for name in names):
         return None
-    return extensions_json(RichEntry("", **{name: fields[name] for name in FIELDS if fields.get(name)}))
+    return extensions_json(RichEntry("", **{name: fields[name] for name in names if fields.get(name)}))
+
+
+def page_summary_of(record: Mapping[str, Any]) -> PageSummary | None:
+    """The page summary (llms.txt) of a crawl's stored extension record; None without one.
+
+    Read from our own stored text only, never from items or input lines, where a field named
+    ``page`` is often something else (a page number)."""
+    value = record.get("page")
+    if not isinstance(value, Mapping):
+        return None
+    return PageSummary(str(value.get("title") or ""), str(value.get("description") or ""), str(value.get("site_name") or ""))
 
 
 def _alternate(value: Any) -> Alternate:
@@ -306,4 +321,12 @@ def extensions_json(entry: SitemapEntry) -> str | None:
 
 def with_extensions_json(entry: SitemapEntry, text: str | None) -> SitemapEntry:
     """``entry`` with the extension fields of ``extensions_json`` text (None: as it is)."""
-    return entry if text is None else with_extensions(entry, json.loads(text))
+    if text is None:
+        return entry
+    record = json.loads(text)
+    rich = with_extensions(entry, record)
+    page = page_summary_of(record)
+    if page is None:
+        return rich
+    fields = rich_fields(record) or {}
+    return RichEntry(entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest, **fields, page=page)
