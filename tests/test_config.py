@@ -164,3 +164,16 @@ def test_remote_control_that_is_off_is_not_even_loaded(enabled: str, extensions:
     names = {str(name) for name in build_component_list(settings.getwithbase("EXTENSIONS"))}
     assert ("scrapy.extensions.remote_control.RemoteControl" in names) is imported
     assert any(name.endswith("PacingAutoThrottle'>") or name.endswith("PacingAutoThrottle") for name in names)
+
+
+@pytest.mark.parametrize("value", ["False", "false", "0", "off", "no", "OFF"])
+def test_publish_off_in_any_spelling_picks_the_collecting_mode(value: str) -> None:
+    """The mode is chosen from SITEMAP_PUBLISH before SitemapConfig reads it: both read it alike,
+    or "off" would publish the set it was asked to leave alone."""
+    from sitemap_spider.modes import mode_class
+    from sitemap_spider.modes.collecting import CollectingMode
+
+    settings = Settings({"SITEMAP_PUBLISH": value})
+    apply_defaults(settings)
+    assert mode_class(settings) is CollectingMode
+    assert SitemapConfig.from_settings(settings).publish is False

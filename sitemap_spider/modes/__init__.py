@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sitemap_spider.config import ConfigError
+from sitemap_spider.config_parsing import read_bool
 from sitemap_spider.crawl.mode import ModeChooser
 from sitemap_spider.modes import workers
 from sitemap_spider.modes.base import CrawlMode
@@ -51,9 +52,12 @@ def _shared_mode() -> type[CrawlMode]:
 
 
 def _publishes(settings: BaseSettings) -> bool:
+    """SITEMAP_PUBLISH read as SitemapConfig reads it (on / off too), True when unset."""
+    if settings.get("SITEMAP_PUBLISH") is None:
+        return True
     try:
-        return settings.getbool("SITEMAP_PUBLISH", True)
-    except ValueError:
+        return read_bool(settings, "SITEMAP_PUBLISH")
+    except ConfigError:
         return True  # SitemapConfig names the bad value at start-up
 
 
