@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_spider.sitemaps.entry import Alternate, News, PageSummary, RichEntry, SitemapEntry, Video
+from sitemap_spider.sitemaps.entry import Alternate, News, PageSummary, RichEntry, SitemapEntry, SummarizedEntry, Video
 from sitemap_spider.sitemaps.entry_form import ROW_COLUMNS, entry_from_json, entry_of_row, entry_row, entry_to_json
 
 ENTRIES = [
@@ -20,14 +20,14 @@ ENTRIES = [
         news=News("The Daily", "en", "2024-05-01T10:00:00Z", "Title"),
     ),
     # llms.txt's summary (SITEMAP_LLMS_TXT), alone and with extensions: it crosses processes too.
-    RichEntry("https://example.com/p", page=PageSummary("A \"title\"", "Its description", "Site")),
-    RichEntry("https://example.com/q", images=("https://example.com/b.png",), page=PageSummary("", "")),
+    SummarizedEntry("https://example.com/p", page=PageSummary("A \"title\"", "Its description", "Site")),
+    SummarizedEntry("https://example.com/q", images=("https://example.com/b.png",), page=PageSummary("", "")),
 ]
 
 
 def test_an_entry_without_a_summary_keeps_the_row_it_had() -> None:
     rich = ENTRIES[3]
-    assert isinstance(rich, RichEntry) and rich.page is None
+    assert type(rich) is RichEntry
     assert '"page"' not in (entry_row(rich)[5] or "")
 
 
@@ -39,3 +39,12 @@ def test_an_entry_comes_back_from_its_row_and_its_json(entry: SitemapEntry) -> N
     assert entry_from_json(entry_to_json(entry)) == entry
     assert entry_from_json(entry_to_json(entry).encode()) == entry  # as Redis gives it back
     assert type(entry_from_json(entry_to_json(entry))) is type(entry)
+
+
+def test_only_an_entry_with_a_summary_exports_a_page_field() -> None:
+    """A feed (``-o entries.jl``) of rich entries keeps its columns; llms.txt's summary is a field
+    of SummarizedEntry only."""
+    from itemadapter import ItemAdapter
+
+    assert "page" not in ItemAdapter(ENTRIES[3]).field_names()
+    assert "page" in ItemAdapter(ENTRIES[4]).field_names()

@@ -181,7 +181,7 @@ def test_over_the_bound_each_section_keeps_its_shallowest_pages(tmp_path: Path) 
     posts = [f"{base}blog/2026/01/post-{n:03d}" for n in range(50)]
     locs = [base, f"{base}about", f"{base}tags/", *(f"{base}tags/t{n:03d}" for n in range(50)), *posts]
     pages = _pages(tmp_path, locs)
-    text, listed = llms_txt(pages, base, base + "sitemap_index.xml", 7)
+    text, listed = llms_txt(pages, base + "sitemap_index.xml", 7)
     assert listed == 7
     lines = text.splitlines()
     assert lines[:3] == [
@@ -205,7 +205,61 @@ def test_groups_make_the_sections_in_their_order(tmp_path: Path) -> None:
     base = "https://www.example.com/"
     groups = (SitemapGroup("posts", prefix="/blog/"), SitemapGroup("docs", pattern=re.compile("/docs/")))
     pages = _pages(tmp_path, [base, f"{base}docs/a", f"{base}blog/x", f"{base}about"], groups)
-    text, listed = llms_txt(pages, base, base + "sitemap_index.xml", 100)
+    text, listed = llms_txt(pages, base + "sitemap_index.xml", 100)
     assert listed == 4
     assert [line for line in text.splitlines() if line.startswith("## ")] == ["## posts", "## docs", "## Other"]
     pages.close()
+
+
+def test_a_page_cannot_put_markup_or_controls_into_llms_txt(tmp_path: Path) -> None:
+    """Titles and descriptions are a page's own words: Markdown links, HTML, terminal escapes
+    and bidirectional controls come out as text. The site's name and description too; the home
+    page is the site's page at /, wherever the sitemaps are served (SITEMAP_BASE_URL)."""
+    base = "https://www.example.com/"
+    pages = LlmsPages(tmp_path / "pages.sqlite", ())
+    pages.add(base, PageSummary("Home", "Site](https://evil.example) [x <b>", "Site](https://evil.example) [x"))
+    pages.add(base + "a", PageSummary("Hi\x1b[2J\x1b]0;owned\x07 \u202eevil", "desc [evil](https://evil.example)\r\nnext"))
+    pages.add(base + "pages/x", PageSummary("X", ""))
+    pages.add(base + "my-docs/a", PageSummary("A", ""))
+    pages.add(base + "my_docs/b", PageSummary("B", ""))
+    text, listed = llms_txt(pages, "https://cdn.example.net/sitemaps/sitemap_index.xml", 100)
+    assert listed == 5
+    assert text.splitlines() == [
+        "# Site\\](https://evil.example) \\[x",
+        "",
+        "> Site\\](https://evil.example) \\[x \\<b\\>",
+        "",
+        "The 5 pages of the site's sitemap, by section. The sitemap: https://cdn.example.net/sitemaps/sitemap_index.xml",
+        "",
+        "## Pages",
+        "",
+        f"- [Home]({base}): Site\\](https://evil.example) \\[x \\<b\\>",
+        f"- [Hi \\[2J \\]0;owned evil]({base}a): desc \\[evil\\](https://evil.example) next",
+        "",
+        "## My docs",
+        "",
+        f"- [A]({base}my-docs/a)",
+        "",
+        "## My docs (my\\_docs)",
+        "",
+        f"- [B]({base}my_docs/b)",
+        "",
+        "## Pages (pages)",
+        "",
+        f"- [X]({base}pages/x)",
+    ]
+    pages.close()
+
+
+def test_an_icon_title_does_not_name_the_page() -> None:
+    from parsel import Selector
+
+    from sitemap_spider.crawl.pages import page_summary
+
+    icon = '<svg><title>Close menu</title></svg>'
+    og = '<meta property="og:title" content="Pricing plans">'
+    assert page_summary(Selector(text=f"<html><head>{og}</head><body>{icon}<h1>H</h1></body></html>")).title == "Pricing plans"
+    assert page_summary(Selector(text=f"<html><body>{icon}<h1>Plans</h1></body></html>")).title == "Plans"
+    long = "word " * 1000
+    summary = page_summary(Selector(text=f'<title>{long}</title><meta name="description" content="{long}">'))
+    assert len(summary.title) == 300 and len(summary.description) == 1000

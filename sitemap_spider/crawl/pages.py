@@ -130,26 +130,40 @@ def page_tags(page: Selector | Any) -> PageTags:
     return tags
 
 
-def _text(element: Any) -> str:
-    return " ".join("".join(element.itertext()).split()) if element is not None else ""
+#: What a page summary keeps of a title and of a description (llms.txt cuts descriptions
+#: further): a page cannot make every record of the history and every entry row heavy.
+MAX_SUMMARY_TITLE = 300
+MAX_SUMMARY_DESCRIPTION = 1000
+
+
+def _text(element: Any, limit: int = MAX_SUMMARY_TITLE) -> str:
+    return " ".join("".join(element.itertext()).split())[:limit] if element is not None else ""
+
+
+def _document_title(root: Any) -> Any:
+    """The page's ``<title>``: the one in its head, else the first outside an inline SVG (whose
+    ``<title>`` names an icon: "Close menu")."""
+    title = root.find("head/title")
+    if title is None:
+        title = next((t for t in root.iter("title") if not any(a.tag == "svg" for a in t.iterancestors())), None)
+    return title
 
 
 def page_summary(page: Selector | Any) -> PageSummary:
     """What llms.txt says of a page: its title (``<title>``, else ``og:title``, else its first
     ``<h1>``), its description (meta ``description``, else ``og:description``) and the site's
-    name (``og:site_name``), whitespace collapsed."""
+    name (``og:site_name``), whitespace collapsed, each of bounded length."""
     tags = page_tags(page)
     found: dict[str, str] = {}
     for meta in tags.metas:
         key = (meta.get("name") or meta.get("property") or "").strip().lower()
         if key in ("description", "og:description", "og:title", "og:site_name") and key not in found:
-            found[key] = " ".join((meta.get("content") or "").split())
+            found[key] = " ".join((meta.get("content") or "").split())[:MAX_SUMMARY_DESCRIPTION]
     root = tags.root
-    title = _text(root.find("head/title")) or _text(root.find(".//title"))
     return PageSummary(
-        title=title or found.get("og:title") or _text(root.find(".//h1")),
+        title=_text(_document_title(root)) or found.get("og:title", "")[:MAX_SUMMARY_TITLE] or _text(root.find(".//h1")),
         description=found.get("description") or found.get("og:description", ""),
-        site_name=found.get("og:site_name", ""),
+        site_name=found.get("og:site_name", "")[:MAX_SUMMARY_TITLE],
     )
 
 

@@ -40,7 +40,7 @@ from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.renderer import Pending
 from sitemap_spider.render.spider_side import RenderingMixin
-from sitemap_spider.sitemaps import MAX_LOC_LENGTH, RichEntry, SitemapEntry, normalize_url
+from sitemap_spider.sitemaps import MAX_LOC_LENGTH, RichEntry, SitemapEntry, SummarizedEntry, normalize_url
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +231,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         self, public: str, lastmod: str | None, digest: str | None, extensions: Mapping[str, Any] | None = None
     ) -> SitemapEntry:
         rule = self.config.rule_for(public)
-        return (RichEntry if extensions else SitemapEntry)(
+        kind = SummarizedEntry if extensions and "page" in extensions else RichEntry if extensions else SitemapEntry
+        return kind(
             loc=public,
             lastmod=lastmod,
             changefreq=rule.changefreq if rule else None,

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         PageSummary as PageSummary,
         RichEntry as RichEntry,
         SitemapEntry as SitemapEntry,
+        SummarizedEntry as SummarizedEntry,
         Video as Video,
     )
     from .entry_form import (
@@ -125,7 +126,7 @@ if TYPE_CHECKING:
 
 # Each name of the face, under the module (relative to this package) it lives in.
 _HOMES: dict[str, tuple[str, ...]] = {
-    "entry": ("Alternate", "News", "PageSummary", "RichEntry", "SitemapEntry", "Video"),
+    "entry": ("Alternate", "News", "PageSummary", "RichEntry", "SitemapEntry", "SummarizedEntry", "Video"),
     "entry_form": ("ROW_COLUMNS", "entry_from_json", "entry_of_row", "entry_row", "entry_to_json"),
     "item_entries": ("item_to_entry",),
     "rules": ("CHANGEFREQS", "CHANGEFREQ_VALUES", "check_entry", "check_loc", "parse_lastmod"),
@@ -215,6 +216,7 @@ __all__ = [
     "SitemapError",
     "SitemapItemExporter",
     "SitemapSetBuilder",
+    "SummarizedEntry",
     "Tally",
     "Video",
 ]

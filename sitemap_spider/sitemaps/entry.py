@@ -82,4 +82,11 @@ class RichEntry(SitemapEntry):
     images: tuple[str, ...] = ()  # absolute, percent-encoded URLs, each once
     videos: tuple[Video, ...] = ()
     news: News | None = None
-    page: PageSummary | None = None  # for llms.txt only
+
+
+@dataclass(frozen=True)
+class SummarizedEntry(RichEntry):
+    """A RichEntry with what llms.txt says of its page (SITEMAP_LLMS_TXT): a subclass, so that
+    no other entry carries the field, in a feed's rows either."""
+
+    page: PageSummary | None = None

@@ -1,7 +1,7 @@
 """llms.txt (llmstxt.org) from the same crawl (SITEMAP_LLMS_TXT): the listed pages as Markdown links.
 
 The set builder hands over the page summary (title, description) of every entry that carries one
-(``RichEntry.page``, read by the crawl); they wait in a SQLite table in the staging directory, so
+(``SummarizedEntry.page``, read by the crawl); they wait in a SQLite table in the staging directory, so
 memory does not grow with the site. Once the shards are written, the pages of the set (not those
 dropped as content duplicates) are written, one section per group (SITEMAP_GROUPS) or per first
 path segment, under the site's name and description from its home page. A site of more pages
@@ -35,6 +35,11 @@ OTHER: Final = "Other"
 #: A description longer than this is cut at a word, with an ellipsis.
 MAX_DESCRIPTION: Final = 300
 _SPACE: Final = re.compile(r"\s+")
+# C0 and C1 controls, DEL, and the bidirectional controls that could make a line read otherwise
+# than it is (a terminal's escape sequences, a link text shown reversed).
+_CONTROLS: Final = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# What a Markdown reader would take for markup in a page's own words: links, emphasis, HTML.
+_MARKDOWN: Final = re.compile(r"([\\`*_\[\]<>])")
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,13 @@ class LlmsTxtResult:
 
 
 def _clean(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
+    """One line of plain text: no controls, whitespace collapsed."""
+    return _SPACE.sub(" ", _CONTROLS.sub(" ", text)).strip()
+
+
+def _markdown(text: str) -> str:
+    """A page's own words as Markdown text: its markup characters escaped."""
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 def _depth(loc: str) -> int:
@@ -76,8 +87,7 @@ def _link_text(summary: PageSummary, loc: str, site: str) -> str:
     text = _clean(summary.title)
     if site and text != site:  # "Install - Example Docs": the site's name once, in the heading
         text = re.sub(rf"\s*[-|–—·:»]\s*{re.escape(site)}$", "", text) or text
-    text = text or urlsplit(loc).path or loc
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return _markdown(text or unquote(urlsplit(loc).path) or loc)
 
 
 def _description(text: str) -> str:
@@ -96,7 +106,7 @@ def link_line(loc: str, summary: PageSummary, site: str = "", site_description: 
     description = _description(summary.description)
     if site_description and description == site_description:
         description = ""
-    return f"- [{_link_text(summary, loc, site)}]({url})" + (f": {description}" if description else "")
+    return f"- [{_link_text(summary, loc, site)}]({url})" + (f": {_markdown(description)}" if description else "")
 
 
 class LlmsPages:
@@ -136,9 +146,17 @@ class LlmsPages:
 
         return dropped
 
-    def summary(self, loc: str) -> PageSummary | None:
-        row = self._db.execute("SELECT title, description, site FROM pages WHERE loc = ?", (loc,)).fetchone()
-        return None if row is None else PageSummary(*row)
+    def home(self) -> tuple[str, PageSummary | None]:
+        """The site's home page (its page at ``/``) and its summary; without one, the origin of
+        a page of the set and None (every page of a set is on the one site)."""
+        row = self._db.execute(
+            "SELECT loc, title, description, site FROM pages WHERE depth = 0 ORDER BY length(loc), loc LIMIT 1"
+        ).fetchone()
+        if row is not None and urlsplit(row[0]).path in ("", "/") and not urlsplit(row[0]).query:
+            return row[0], PageSummary(*row[1:])
+        any_loc = self._db.execute("SELECT loc FROM pages LIMIT 1").fetchone()
+        parts = urlsplit(any_loc[0] if any_loc else "")
+        return f"{parts.scheme}://{parts.netloc}/", None
 
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM pages").fetchone()[0])
@@ -169,27 +187,31 @@ class LlmsPages:
         self._db.close()
 
 
-def llms_txt(pages: LlmsPages, home: str, index_url: str, limit: int) -> tuple[str, int]:
-    """The text of llms.txt, and how many pages it lists. ``home`` is the site's home page URL:
-    its summary names the site (og:site_name, else its title) and describes it."""
+def llms_txt(pages: LlmsPages, index_url: str, limit: int) -> tuple[str, int]:
+    """The text of llms.txt, and how many pages it lists. The home page (the page at ``/``)
+    names the site (og:site_name, else its title) and describes it."""
     total = pages.count()
     chosen = pages.sections(limit)
     listed = sum(map(len, chosen.values()))
-    home_page = pages.summary(home)
+    home, home_page = pages.home()
     name = description = ""
     if home_page is not None:
         name = _clean(home_page.site_name) or _clean(home_page.title)
         description = _description(home_page.description)
     groups = pages.groups
     sections: dict[str, list[str]] = {}
+    # Section title -> the segment that has it; the top-level pages keep theirs.
+    titles: dict[str, str] = {} if groups else {TOP_SECTION: ""}
     for section, rows in chosen.items():
         title = section if groups else _section_title(section)
-        sections.setdefault(title, []).extend(
+        if titles.setdefault(title, section) != section:  # /pages/ beside the top-level "Pages"; a-b, a_b
+            title = f"{title} ({_markdown(unquote(section))})"
+        sections[title] = [
             link_line(loc, summary, name, "" if loc == home else description) for loc, summary in rows
-        )
-    lines = [f"# {name or urlsplit(home).netloc}", ""]
+        ]
+    lines = [f"# {_markdown(name or urlsplit(home).netloc)}", ""]
     if description:
-        lines += [f"> {description}", ""]
+        lines += [f"> {_markdown(description)}", ""]
     if listed < total:
         lines.append(
             f"This file lists {listed:,} of the {total:,} pages of the site's sitemap, the shallowest of each "
@@ -201,6 +223,7 @@ def llms_txt(pages: LlmsPages, home: str, index_url: str, limit: int) -> tuple[s
         order = [group.name for group in groups] + [OTHER]
     else:
         order = [TOP_SECTION, *sorted(set(sections) - {TOP_SECTION}, key=str.lower)]
+    assert set(order) >= set(sections)
     for section in order:
         if section in sections:
             lines += ["", f"## {section}", "", *sections[section]]
@@ -216,9 +239,7 @@ def write_llms_txt(pages: LlmsPages, staging: Path, output_dir: Path, options: O
             "(scrapy crawl sitemap reads them; items of other spiders carry none)"
         )
         return None
-    parts = urlsplit(options.base_url)
-    home = f"{parts.scheme}://{parts.netloc}/"
-    text, listed = llms_txt(pages, home, options.base_url + INDEX_NAME, options.llms_txt)
+    text, listed = llms_txt(pages, options.base_url + INDEX_NAME, options.llms_txt)
     write_document(staging / LLMS_TXT_NAME, text.encode(), gzip=False)
     added, removed = compare(output_dir / LLMS_TXT_NAME, text)
     return LlmsTxtResult(listed, pages.count(), added, removed)

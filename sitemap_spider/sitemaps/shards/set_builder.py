@@ -20,7 +20,7 @@ from typing import Self
 
 from sitemap_spider.sitemaps.changes.compare import ChangeFinder, SetChanges
 from sitemap_spider.sitemaps.runs.dedupe import repeated_digests, repeated_digests_of_runs
-from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry
+from sitemap_spider.sitemaps.entry import RichEntry, SitemapEntry, SummarizedEntry
 from sitemap_spider.sitemaps.runs.lines import digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import EmptySitemapError, ShrinkError, SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.shards.files import write_document
@@ -106,7 +106,7 @@ class SitemapSetBuilder:
         check_entry(entry)
         if isinstance(entry, RichEntry):
             self._sorter.add_line(self._rich.line_of(entry))
-            if self._llms is not None and entry.page is not None:
+            if self._llms is not None and isinstance(entry, SummarizedEntry) and entry.page is not None:
                 self._llms.add(entry.loc, entry.page)
         else:
             self._sorter.add(entry)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sitemap_spider.sitemaps.entry import Alternate, News, PageSummary, RichEntry, SitemapEntry, Video
+from sitemap_spider.sitemaps.entry import Alternate, News, PageSummary, RichEntry, SitemapEntry, SummarizedEntry, Video
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.rules import check_loc, parse_lastmod
 from sitemap_spider.sitemaps.xml.elements import URLSET_OPEN, escape
@@ -230,7 +230,7 @@ def extension_record(entry: SitemapEntry) -> dict[str, Any] | None:
         "videos": [vars(video) for video in entry.videos],
         "news": None if entry.news is None else vars(entry.news),
     }
-    if entry.page is not None:  # only then: the stored text of every other entry stays as it was
+    if isinstance(entry, SummarizedEntry) and entry.page is not None:  # the text of others stays as it was
         record["page"] = vars(entry.page)
     return record
 
@@ -240,7 +240,8 @@ def fields_json(fields: Mapping[str, Any]) -> str | None:
     names = (*FIELDS, "page")
     if not any(fields.get(name) for name in names):
         return None
-    return extensions_json(RichEntry("", **{name: fields[name] for name in names if fields.get(name)}))
+    kind = SummarizedEntry if fields.get("page") else RichEntry
+    return extensions_json(kind("", **{name: fields[name] for name in names if fields.get(name)}))
 
 
 def page_summary_of(record: Mapping[str, Any]) -> PageSummary | None:
@@ -329,4 +330,6 @@ def with_extensions_json(entry: SitemapEntry, text: str | None) -> SitemapEntry:
     if page is None:
         return rich
     fields = rich_fields(record) or {}
-    return RichEntry(entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest, **fields, page=page)
+    return SummarizedEntry(
+        entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest, **fields, page=page
+    )
