@@ -288,6 +288,75 @@ def test_a_page_s_failures_while_the_whole_site_fails_do_not_use_up_its_tries(tm
     assert "slowing down" in result.stderr
 
 
+def test_a_page_s_own_fault_after_the_site_s_trouble_does_not_lengthen_the_pause() -> None:
+    """The site answered 503 to five pages in a row: a pause of 1 s ("503"). A request sent after
+    the pause that fails as the trouble did (503 again) doubles it; one that fails otherwise (a
+    page's own 502 once the 503s are over) neither doubles it nor ends it; a good answer ends it.
+    The extension's own decision, on a real crawler and downloader slot."""
+    from scrapy import Request
+    from scrapy.core.downloader import Slot
+    from scrapy.statscollectors import MemoryStatsCollector
+    from scrapy.utils.test import get_crawler
+
+    from sitemap_spider import default_settings
+    from sitemap_spider.crawl.politeness import SITE_ANSWERS, SITE_ANSWERS_ELSEWHERE, Politeness
+
+    ours = {name: value for name, value in vars(default_settings).items() if name.startswith("SITEMAP_")}
+    crawler = get_crawler(settings_dict={**ours, "SITEMAP_RETRY_DELAY": 1})
+    crawler.stats = MemoryStatsCollector(crawler)
+    politeness = Politeness.from_crawler(crawler)
+    slot = Slot(concurrency=8, delay=0.0, jitter=0.0)
+    clock = [100.0]
+
+    def answer(path: str, cause: str) -> None:
+        now = clock[0]
+        request = Request(f"https://www.example.com{path}")
+        if cause:
+            politeness._fault("www.example.com", slot, request, request.url, cause, None, None, now, now)
+        else:
+            politeness._recover("www.example.com", slot, now)
+        clock[0] += 0.1
+
+    for i in range(5):
+        answer(f"/b{i}", "503")
+    state = politeness.backoffs["www.example.com"]
+    assert (state.seconds, slot.delay) == (1.0, 1.0)
+    answer("/x", "502")  # a page's own fault: the pause stays as it was
+    assert politeness.backoffs["www.example.com"].seconds == 1.0
+    answer("/y", "503")  # as the trouble did: it goes on
+    assert politeness.backoffs["www.example.com"].seconds == 2.0
+    told: list[str] = []
+    crawler.signals.connect(lambda key: told.append(key), signal=SITE_ANSWERS, weak=False)
+    answer("/p", "")  # a good answer: the site's pace is back, and the other process is told
+    assert "www.example.com" not in politeness.backoffs and slot.delay == 0.0
+    assert told == ["www.example.com"]
+    assert crawler.stats.get_value("sitemap/backoff/503") == 2
+    assert crawler.stats.get_value("sitemap/backoff/502") is None
+    # Told by the other process of a two-process crawl (modes/workers): one site, one pace.
+    for i in range(5):
+        answer(f"/c{i}", "503")
+    assert "www.example.com" in politeness.backoffs
+    crawler.signals.send_catch_log(SITE_ANSWERS_ELSEWHERE, key="www.example.com")
+    assert "www.example.com" not in politeness.backoffs
+
+
+def test_429s_far_apart_are_their_pages_own_two_in_a_row_are_the_site_s() -> None:
+    from sitemap_spider.crawl.site_health import SiteHealth
+
+    health = SiteHealth()
+    for cause in ["429", *[""] * 8, "429", *[""] * 5]:
+        health.note(cause, None)
+        assert not health.in_trouble()  # two, far apart: a site with a few rate-limited URLs
+    health.note("429", None)
+    assert health.in_trouble()  # a third among the last 20
+    health.clear()
+    health.note("", None)
+    health.note("429", None)
+    assert not health.in_trouble()
+    health.note("429", None)
+    assert health.in_trouble()  # two in a row: a rate limiter
+
+
 def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_path: Path) -> None:
     unavailable = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "2")), body=b"busy")
     busy = ["/b1", "/b2", "/b3"]

@@ -63,6 +63,10 @@ TRANSIENT_STATUSES = BACKOFF_STATUSES | FAULT_STATUSES
 SITE_FAULT = object()
 #: Signal (sent by retries.py): the site is down and the crawl stops; no arguments.
 SITE_DOWN = object()
+#: Signal (sent here): a site slowed down answers again; argument key (its downloader slot).
+SITE_ANSWERS = object()
+#: Signal (sent by a crawl mode): another process of the crawl saw the site answer again; argument key.
+SITE_ANSWERS_ELSEWHERE = object()
 #: Seconds between requests after the site's first trouble when SITEMAP_RETRY_DELAY is 0; it doubles while it goes on.
 FIRST_BACKOFF = 1.0
 
@@ -88,6 +92,7 @@ class _BackOff:
     since: float  # monotonic time of the last answer that set it
     normal_delay: float  # the slot's delay and jitter before the slow-down
     normal_jitter: float
+    cause: str = ""  # how the answer that last set it failed ("503", "connection_refused", ...)
 
 
 class Politeness:
@@ -117,6 +122,7 @@ class Politeness:
         crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self.site_fault, signal=SITE_FAULT)
         crawler.signals.connect(self.site_down, signal=SITE_DOWN)
+        crawler.signals.connect(self.answers_elsewhere, signal=SITE_ANSWERS_ELSEWHERE)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -217,7 +223,11 @@ class Politeness:
         if not is_retry(request) or health.restarting(cause):
             health.note(cause, retry_after)
             state = self.backoffs.get(key)
-            if (state is not None and sent >= state.since) or health.in_trouble():
+            # A request sent during the pause that fails as the trouble did: it goes on. One that
+            # fails otherwise (a page's own 502 once the site's 503s are over) neither ends the
+            # pause nor lengthens it: the next request tells.
+            again = state is not None and sent >= state.since and (cause == state.cause or health.restarting(cause))
+            if again or health.in_trouble():
                 self._back_off(key, slot, url, cause, retry_after, header, now, sent)
                 health.clear()
         if key in self.backoffs:
@@ -263,7 +273,7 @@ class Politeness:
             seconds = next_backoff(current, slot.delay, retry_after, self.config.max_backoff, self._first)
         capped = retry_after is not None and retry_after > self.config.max_backoff
         if state is None:
-            state = _BackOff(seconds, now, normal_delay=slot.delay, normal_jitter=slot.jitter)
+            state = _BackOff(seconds, now, normal_delay=slot.delay, normal_jitter=slot.jitter, cause=cause)
             self.backoffs[key] = state
             logger.log(
                 logging.WARNING if capped else logging.INFO,
@@ -275,7 +285,7 @@ class Politeness:
         else:
             # Once per slow-down in the log: a site under maintenance answers 503 to every page.
             logger.debug("%s %s: one request every %g s on %s", url, _what(cause), seconds, key)
-            state.seconds, state.since = seconds, now
+            state.seconds, state.since, state.cause = seconds, now, cause
         slot.delay = max(seconds, state.normal_delay)
         # The pause counts from now, not from when the refused request was sent.
         slot.lastseen = now
@@ -295,6 +305,25 @@ class Politeness:
             # downloader looks at the slot's queue again right after this signal.
             slot.latercall.cancel()
             slot.latercall = None
+        self.crawler.signals.send_catch_log(SITE_ANSWERS, key=key)
+
+    def answers_elsewhere(self, key: str) -> None:
+        """Another process of the crawl saw the site answer again: one site, one pace. Its own
+        next probe may be a whole pause away (the pause doubled just before the site came back)."""
+        state = self.backoffs.pop(key, None)
+        engine = self.crawler.engine
+        if state is None or engine is None:
+            return
+        logger.info("%s answers again (seen by the other crawling process): back to its normal pace", key)
+        slot = engine.downloader.slots.get(key)
+        if slot is None:
+            return
+        slot.delay, slot.jitter = state.normal_delay, state.normal_jitter
+        if slot.latercall is not None:
+            slot.latercall.cancel()
+            slot.latercall = None
+        # No public call for it: what the downloader runs when a download ends.
+        engine.downloader._process_queue(slot)
 
 
 def response_retry_after(response: Response) -> float | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sitemap_spider.crawl.politeness import SITE_ANSWERS, SITE_ANSWERS_ELSEWHERE
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.workers.channel import owner
@@ -35,6 +36,16 @@ class Workers(CrawlMode):
         self.met: set[str] | None = None  # the spider's LinkFinder's set of links met
         # One tail for the crawl: when one process's failing pages have had their time, so have the other's.
         self.held.on_time_up.append(self._tell_time_up)
+        # One site, one pace: when it answers again after a pause in one process, the other goes on too.
+        crawler.signals.connect(self._tell_answers, signal=SITE_ANSWERS)
+
+    def _tell_answers(self, key: str) -> None:
+        if self.active:
+            assert self.channel is not None
+            self.channel.send({"t": "answers", "k": key})
+
+    def _answers_elsewhere(self, key: str) -> None:
+        self.crawler.signals.send_catch_log(SITE_ANSWERS_ELSEWHERE, key=key)
 
     def _tell_time_up(self) -> None:
         if self.active:

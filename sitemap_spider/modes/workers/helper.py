@@ -115,6 +115,8 @@ class Helper(Workers):
             self._take_met(message["u"])
         elif message["t"] == "time_up":
             self.held.time_is_up()
+        elif message["t"] == "answers":
+            self._answers_elsewhere(message["k"])
         elif message["t"] == "stop":
             self._stopped = True
             self._wake()

@@ -146,6 +146,8 @@ class Leader(Workers):
             self._helper_queued = message["q"]
         elif kind == "time_up":
             self.held.time_is_up()
+        elif kind == "answers":
+            self._answers_elsewhere(message["k"])
         elif kind == "idle":
             self._helper_idle = message
             self._wake()
