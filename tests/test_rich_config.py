@@ -47,7 +47,7 @@ def test_settings_from_the_command_line() -> None:
         ("SITEMAP_IMAGE_MIN_SIZE", "-1"),
         ("SITEMAP_VIDEOS", "sometimes"),
         ("SITEMAP_NEWS_LANGUAGE", "english"),
-        ("SITEMAP_HREFLANG", "yes"),
+        ("SITEMAP_HREFLANG", "yes please"),
     ],
 )
 def test_bad_settings_name_the_setting(name: str, value: str) -> None:

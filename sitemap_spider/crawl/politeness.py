@@ -93,6 +93,7 @@ class _BackOff:
     normal_delay: float  # the slot's delay and jitter before the slow-down
     normal_jitter: float
     cause: str = ""  # how the answer that last set it failed ("503", "connection_refused", ...)
+    excused: bool = False  # a request sent during it failed otherwise, and did not lengthen it
 
 
 class Politeness:
@@ -223,10 +224,15 @@ class Politeness:
         if not is_retry(request) or health.restarting(cause):
             health.note(cause, retry_after)
             state = self.backoffs.get(key)
-            # A request sent during the pause that fails as the trouble did: it goes on. One that
-            # fails otherwise (a page's own 502 once the site's 503s are over) neither ends the
-            # pause nor lengthens it: the next request tells.
-            again = state is not None and sent >= state.since and (cause == state.cause or health.restarting(cause))
+            # A request sent during the pause that fails as the trouble did: it goes on. The first
+            # one that fails otherwise (a page's own 502 once the site's 503s are over) neither
+            # ends the pause nor lengthens it: the next request tells, whatever its fault (an
+            # outage whose answers are 502s and 503s by turns still doubles it every other one).
+            again = state is not None and sent >= state.since
+            otherwise = state is not None and cause != state.cause and not health.restarting(cause)
+            if again and otherwise and state is not None and not state.excused:
+                state.excused = True
+                again = False
             if again or health.in_trouble():
                 self._back_off(key, slot, url, cause, retry_after, header, now, sent)
                 health.clear()
@@ -285,7 +291,7 @@ class Politeness:
         else:
             # Once per slow-down in the log: a site under maintenance answers 503 to every page.
             logger.debug("%s %s: one request every %g s on %s", url, _what(cause), seconds, key)
-            state.seconds, state.since, state.cause = seconds, now, cause
+            state.seconds, state.since, state.cause, state.excused = seconds, now, cause, False
         slot.delay = max(seconds, state.normal_delay)
         # The pause counts from now, not from when the refused request was sent.
         slot.lastseen = now
@@ -305,14 +311,19 @@ class Politeness:
             # downloader looks at the slot's queue again right after this signal.
             slot.latercall.cancel()
             slot.latercall = None
-        self.crawler.signals.send_catch_log(SITE_ANSWERS, key=key)
+        self.crawler.signals.send_catch_log(SITE_ANSWERS, key=key, sent=sent)
 
-    def answers_elsewhere(self, key: str) -> None:
-        """Another process of the crawl saw the site answer again: one site, one pace. Its own
-        next probe may be a whole pause away (the pause doubled just before the site came back)."""
-        state = self.backoffs.pop(key, None)
+    def answers_elsewhere(self, key: str, sent: float) -> None:
+        """Another process of the crawl saw the site answer a request ``sent`` then (monotonic
+        clock, one host): one site, one pace. Its own next probe may be a whole pause away (the
+        pause doubled just before the site came back). News older than this process's own last
+        failure, or than a pause it started since, is stale: the pause stays."""
+        state = self.backoffs.get(key)
+        if state is None or sent < state.since:
+            return
+        del self.backoffs[key]
         engine = self.crawler.engine
-        if state is None or engine is None:
+        if engine is None:
             return
         logger.info("%s answers again (seen by the other crawling process): back to its normal pace", key)
         slot = engine.downloader.slots.get(key)

@@ -18,11 +18,10 @@ if TYPE_CHECKING:
 
 #: The answer that says "you ask too often": the site slows down once it is not a lone one.
 RATE_LIMIT_STATUSES = frozenset({429})
-#: 429s among the last WINDOW answers that slow the site down, or in a row: a rate limiter refuses
-#: request after request, while a lone 429 (one URL's own limit, a proxy's hiccup), or two far
-#: apart among pages with faults of their own, is its page's retry to wait out.
-RATE_LIMITED = 3
-RATE_LIMITED_IN_A_ROW = 2
+#: 429s among the last WINDOW answers that slow the site down: a rate limiter refuses request after
+#: request (or one in ten, mildly exceeded), while a lone 429 (one URL's own limit, a proxy's
+#: hiccup) is its page's retry to wait out.
+RATE_LIMITED = 2
 #: Recent answers from the site weighed to tell the site's trouble from a page's.
 WINDOW = 20
 #: Failures among the last WINDOW answers (and more than half of them) that slow the site down.
@@ -62,11 +61,9 @@ class SiteHealth:
         """
         faults = sum(1 for cause in self.answers if cause)
         limited = sum(1 for cause in self.answers if cause in _RATE_LIMIT_CAUSES)
-        recent = list(self.answers)[-RATE_LIMITED_IN_A_ROW:]
         return (
             any(self.restarting(cause) for cause in self.answers)
             or limited >= RATE_LIMITED
-            or (len(recent) == RATE_LIMITED_IN_A_ROW and all(cause in _RATE_LIMIT_CAUSES for cause in recent))
             or (faults >= TROUBLE_FAULTS and 2 * faults > len(self.answers))
             or self.asked_to_wait >= RETRY_AFTER_STREAK
         )

@@ -39,13 +39,14 @@ class Workers(CrawlMode):
         # One site, one pace: when it answers again after a pause in one process, the other goes on too.
         crawler.signals.connect(self._tell_answers, signal=SITE_ANSWERS)
 
-    def _tell_answers(self, key: str) -> None:
+    def _tell_answers(self, key: str, sent: float) -> None:
         if self.active:
             assert self.channel is not None
-            self.channel.send({"t": "answers", "k": key})
+            self.channel.send({"t": "answers", "k": key, "s": sent})
 
-    def _answers_elsewhere(self, key: str) -> None:
-        self.crawler.signals.send_catch_log(SITE_ANSWERS_ELSEWHERE, key=key)
+    def _answers_elsewhere(self, message: dict[str, Any]) -> None:
+        # The two processes share the host's monotonic clock: "sent" compares with this one's pauses.
+        self.crawler.signals.send_catch_log(SITE_ANSWERS_ELSEWHERE, key=message["k"], sent=message["s"])
 
     def _tell_time_up(self) -> None:
         if self.active:

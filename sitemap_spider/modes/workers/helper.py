@@ -116,7 +116,7 @@ class Helper(Workers):
         elif message["t"] == "time_up":
             self.held.time_is_up()
         elif message["t"] == "answers":
-            self._answers_elsewhere(message["k"])
+            self._answers_elsewhere(message)
         elif message["t"] == "stop":
             self._stopped = True
             self._wake()

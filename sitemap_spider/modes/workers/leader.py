@@ -147,7 +147,7 @@ class Leader(Workers):
         elif kind == "time_up":
             self.held.time_is_up()
         elif kind == "answers":
-            self._answers_elsewhere(message["k"])
+            self._answers_elsewhere(message)
         elif kind == "idle":
             self._helper_idle = message
             self._wake()
