@@ -293,8 +293,11 @@ def test_a_page_s_own_fault_after_the_site_s_trouble_does_not_lengthen_the_pause
     the pause that fails as the trouble did (503 again) doubles it; one that fails otherwise (a
     page's own 502 once the 503s are over) neither doubles it nor ends it; a good answer ends it.
     The extension's own decision, on a real crawler and downloader slot."""
+    from types import SimpleNamespace
+
     from scrapy import Request
     from scrapy.core.downloader import Slot
+    from scrapy.http import Response
     from scrapy.statscollectors import MemoryStatsCollector
     from scrapy.utils.test import get_crawler
 
@@ -353,6 +356,16 @@ def test_a_page_s_own_fault_after_the_site_s_trouble_does_not_lengthen_the_pause
     assert "www.example.com" in politeness.backoffs
     crawler.signals.send_catch_log(SITE_ANSWERS_ELSEWHERE, key="www.example.com", sent=since + 0.01)
     assert "www.example.com" not in politeness.backoffs
+    # A truncated body (DOWNLOAD_FAIL_ON_DATALOSS off: a 200 flagged "dataloss") is the fault
+    # retries.py calls "truncated", not a "200", here too. The engine's slot table is all it reads.
+    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(slots={"www.example.com": slot}))
+    for i in range(5):
+        answer(f"/d{i}", "503")
+    for i in range(2):  # the first is excused, the second says the trouble goes on
+        request = Request(f"https://www.example.com/t{i}", meta={"download_slot": "www.example.com"})
+        politeness.response_downloaded(Response(request.url, status=200, flags=["dataloss"], request=request), request)
+    assert crawler.stats.get_value("sitemap/backoff/truncated") == 1
+    assert crawler.stats.get_value("sitemap/backoff/200") is None
 
 
 def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_path: Path) -> None:

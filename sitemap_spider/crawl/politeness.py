@@ -178,7 +178,9 @@ class Politeness:
         if status in TRANSIENT_STATUSES or "dataloss" in response.flags:
             retry_after = response_retry_after(response)
             header = response.headers.get(b"Retry-After")
-            self._fault(key, slot, request, response.url, str(status), retry_after, header, now, sent)
+            # A truncated body is named as retries.py names it, whatever its status: one fault, one cause.
+            cause = "truncated" if "dataloss" in response.flags else str(status)
+            self._fault(key, slot, request, response.url, cause, retry_after, header, now, sent)
         else:
             self._recover(key, slot, sent)
         self._hold(request, key, slot)
