@@ -178,8 +178,7 @@ class Politeness:
         if status in TRANSIENT_STATUSES or "dataloss" in response.flags:
             retry_after = response_retry_after(response)
             header = response.headers.get(b"Retry-After")
-            # A truncated body is named as retries.py names it, whatever its status: one fault, one cause.
-            cause = "truncated" if "dataloss" in response.flags else str(status)
+            cause = "truncated" if "dataloss" in response.flags else str(status)  # as retries.py names it
             self._fault(key, slot, request, response.url, cause, retry_after, header, now, sent)
         else:
             self._recover(key, slot, sent)
@@ -226,10 +225,9 @@ class Politeness:
         if not is_retry(request) or health.restarting(cause):
             health.note(cause, retry_after)
             state = self.backoffs.get(key)
-            # A request sent during the pause that fails as the trouble did: it goes on. The first
-            # one that fails otherwise (a page's own 502 once the site's 503s are over) neither
-            # ends the pause nor lengthens it: the next request tells, whatever its fault (an
-            # outage whose answers are 502s and 503s by turns still doubles it every other one).
+            # A request sent during the pause that fails as the trouble did: it goes on. The first one
+            # failing otherwise (a page's own 502 after the site's 503s) neither ends nor lengthens
+            # it: the next failure, whatever it is, does (502s and 503s by turns still double it).
             again = state is not None and sent >= state.since
             otherwise = state is not None and cause != state.cause and not health.restarting(cause)
             if again and otherwise and state is not None and not state.excused:
@@ -316,10 +314,9 @@ class Politeness:
         self.crawler.signals.send_catch_log(SITE_ANSWERS, key=key, sent=sent)
 
     def answers_elsewhere(self, key: str, sent: float) -> None:
-        """Another process of the crawl saw the site answer a request ``sent`` then (monotonic
-        clock, one host): one site, one pace. Its own next probe may be a whole pause away (the
-        pause doubled just before the site came back). News older than this process's own last
-        failure, or than a pause it started since, is stale: the pause stays."""
+        """Another process of the crawl saw the site answer a request ``sent`` then (monotonic clock,
+        one host): one site, one pace, though this one's next probe may be a whole pause away.
+        News older than this process's last failure, or a pause started since, is stale."""
         state = self.backoffs.get(key)
         if state is None or sent < state.since:
             return
