@@ -228,11 +228,10 @@ class Politeness:
             # A request sent during the pause that fails as the trouble did: it goes on. The first one
             # failing otherwise (a page's own 502 after the site's 503s) neither ends nor lengthens
             # it: the next failure, whatever it is, does (502s and 503s by turns still double it).
-            again = state is not None and sent >= state.since
-            otherwise = state is not None and cause != state.cause and not health.restarting(cause)
-            if again and otherwise and state is not None and not state.excused:
-                state.excused = True
-                again = False
+            again = False
+            if state is not None and sent >= state.since:
+                again = cause == state.cause or health.restarting(cause) or state.excused
+                state.excused = not again
             if again or health.in_trouble():
                 self._back_off(key, slot, url, cause, retry_after, header, now, sent)
                 health.clear()
@@ -299,41 +298,42 @@ class Politeness:
     def _recover(self, key: str, slot: Slot, sent: float) -> None:
         # Noted from the first answer on: whether the site has answered tells a restart from a dead port.
         self.health.setdefault(key, SiteHealth()).note("", None)
-        state = self.backoffs.get(key)
-        if state is None or sent < state.since:
+        state = self._end_pause(key, sent)
+        if state is None:
             return
-        # A good answer to a request sent after the slow-down: the site answers again.
-        del self.backoffs[key]
-        slot.delay, slot.jitter = state.normal_delay, state.normal_jitter
+        self._resume(slot, state)  # the downloader looks at the slot's queue right after this signal
         logger.info("%s answers again: back to its normal pace", key)
-        if slot.latercall is not None:
-            # A wait scheduled at the slower pace would hold the next request back; the
-            # downloader looks at the slot's queue again right after this signal.
-            slot.latercall.cancel()
-            slot.latercall = None
         self.crawler.signals.send_catch_log(SITE_ANSWERS, key=key, sent=sent)
 
     def answers_elsewhere(self, key: str, sent: float) -> None:
         """Another process of the crawl saw the site answer a request ``sent`` then (monotonic clock,
-        one host): one site, one pace, though this one's next probe may be a whole pause away.
-        News older than this process's last failure, or a pause started since, is stale."""
-        state = self.backoffs.get(key)
-        if state is None or sent < state.since:
-            return
-        del self.backoffs[key]
+        one host): one site, one pace, though this one's next probe may be a whole pause away."""
+        state = self._end_pause(key, sent)
         engine = self.crawler.engine
-        if engine is None:
+        if state is None or engine is None:
             return
         logger.info("%s answers again (seen by the other crawling process): back to its normal pace", key)
         slot = engine.downloader.slots.get(key)
-        if slot is None:
-            return
+        if slot is not None:
+            self._resume(slot, state)
+            # No public call for it: what the downloader runs when a download ends.
+            engine.downloader._process_queue(slot)
+
+    def _end_pause(self, key: str, sent: float) -> _BackOff | None:
+        """Take away the pause of ``key`` that a good answer to a request ``sent`` then ends, if any."""
+        state = self.backoffs.get(key)
+        if state is None or sent < state.since:
+            return None
+        del self.backoffs[key]
+        return state
+
+    @staticmethod
+    def _resume(slot: Slot, state: _BackOff) -> None:
+        """The slot's pace before the pause; a wait scheduled at the slower pace is called off."""
         slot.delay, slot.jitter = state.normal_delay, state.normal_jitter
         if slot.latercall is not None:
             slot.latercall.cancel()
             slot.latercall = None
-        # No public call for it: what the downloader runs when a download ends.
-        engine.downloader._process_queue(slot)
 
 
 def response_retry_after(response: Response) -> float | None:

@@ -68,16 +68,22 @@ class Recrawl:
     """Reads the history for the spider and builds this crawl's records."""
 
     def __init__(
-        self, store: HistoryStore | None, target: CrawlTarget, keep_failed_days: float, crawler: Crawler
+        self,
+        store: HistoryStore | None,
+        target: CrawlTarget,
+        keep_failed_days: float,
+        crawler: Crawler,
+        knows_extensions: Callable[[str | None], bool] = lambda stored: True,
     ) -> None:
+        """``knows_extensions``: whether a listed page's stored extensions hold all a 304 of it
+        needs (Enricher.knows)."""
         self.store = store
         self.origin = target.site.crawl_origin
         # Links written with the public origin (a staging copy's) are the crawled origin's.
         self._link_origins = (self.origin, target.site.public_origin)
         self.keep_seconds = keep_failed_days * DAY
         self.crawler = crawler
-        #: Whether a listed page's stored extensions hold all a 304 of it needs (Enricher.knows).
-        self.knows_extensions: Callable[[str | None], bool] = lambda stored: True
+        self.knows_extensions = knows_extensions
 
     @property
     def stats(self) -> StatsCollector:

@@ -89,9 +89,10 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
-        spider.recrawl = Recrawl(spider.crawl_mode.history, target, config.keep_failed_days, crawler)
         spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written)
-        spider.recrawl.knows_extensions = spider.enricher.knows
+        spider.recrawl = Recrawl(
+            spider.crawl_mode.history, target, config.keep_failed_days, crawler, spider.enricher.knows
+        )
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)

@@ -325,10 +325,9 @@ def with_extensions_json(entry: SitemapEntry, text: str | None) -> SitemapEntry:
     if text is None:
         return entry
     record = json.loads(text)
-    rich = with_extensions(entry, record)
     page = page_summary_of(record)
     if page is None:
-        return rich
+        return with_extensions(entry, record)
     fields = rich_fields(record) or {}
     return SummarizedEntry(
         entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.content_digest, **fields, page=page
