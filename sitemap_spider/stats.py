@@ -93,6 +93,8 @@ RENDER_HANDED_OVER: Final = "sitemap/render/handed_over"
 WORKERS: Final = "sitemap/workers"
 #: The second crawling process died before the end.
 WORKERS_LOST: Final = "sitemap/workers/lost"
+#: Requests of the leader's queue lent to the helper when its own ran out.
+WORKERS_LENT: Final = "sitemap/workers/lent"
 #: The worker that publishes a shared crawl's set, on the workers that leave it that job.
 SHARED_PUBLISHER: Final = "sitemap/shared/publisher"
 #: Requests put back in the shared queue after their worker stopped answering.

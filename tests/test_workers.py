@@ -266,3 +266,22 @@ def test_a_bad_workers_setting_stops_the_crawl(value: str, tmp_path: Path) -> No
     result = run_crawl("http://127.0.0.1:9/", tmp_path, settings={"SITEMAP_WORKERS": value})
     assert result.returncode == 2
     assert "SITEMAP_WORKERS" in result.stderr
+
+
+def test_the_leader_lends_its_queue_when_the_helper_runs_dry(generated: RunningSite, tmp_path: Path) -> None:
+    """Started late, the helper has only the links found since while the leader keeps the queue
+    it had, half of it URLs the hash gives the helper (announced to it as the leader's). Once the
+    helper runs dry, the leader lends it the front of that queue: every page is still fetched
+    once, the announced ones included, and the set is the one the site must have."""
+    generated.server.clear()
+    settings = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "400"}
+    result = run_crawl(generated.start_url, tmp_path, settings=settings, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert stats_value(result.stderr, "sitemap/workers") == 2
+    lent = stats_value(result.stderr, "sitemap/workers/lent")
+    assert lent, result.describe()
+    urls = read_sitemap_set(result.output_dir, generated.origin + "/")
+    assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
+    retried = {target for target, route in generated.spec.routes.items() if route.status in (500, 502, 503, 504, 429)}
+    twice = {target: n for target, n in page_fetches(generated).items() if n > 1 and target not in retried}
+    assert not twice, f"{len(twice)} pages fetched more than once: {sorted(twice)[:20]}"

@@ -11,6 +11,8 @@ From then on each URL belongs to the process its hash names: a link, a
 canonical URL or a redirect target that belongs to the other process is handed
 over instead of requested, and each process keeps its own queue and duplicate
 filter for its half. The per-site concurrency cap is split between the two.
+When the helper's queue runs dry while the leader's is long, the leader lends
+it the front of its queue (leader.py ``_lend``).
 The helper sends its entries and exclusions to the leader, which publishes the
 one set and writes the one report.
 

@@ -71,8 +71,9 @@ class Workers(CrawlMode):
         self._make_request = make_request
         self.met = met
 
-    def _take_links(self, links: list[list[Any]], priority: int | None = None) -> None:
-        """Request the links handed over, by depth; ``priority``: ahead of that (pages to render)."""
+    def _take_links(self, links: list[list[Any]], priority: int | None = None, *, again: bool = False) -> None:
+        """Request the links handed over, by depth; ``priority``: ahead of that (pages to render);
+        ``again``: past this process's duplicate filter (URLs it queued and lent, see leader.py)."""
         assert self._make_request is not None and self.crawler.engine is not None
         depth_priority = self.crawler.settings.getint("DEPTH_PRIORITY")
         for url, depth, skip in links:
@@ -80,6 +81,7 @@ class Workers(CrawlMode):
             request = self._make_request(url, skip)
             request.meta["depth"] = depth
             request.priority = -depth * depth_priority if priority is None else priority
+            request.dont_filter = again
             self.crawler.engine.crawl(request)
 
     def _wake(self) -> None:

@@ -111,6 +111,9 @@ class Helper(Workers):
     def _on_message(self, message: dict[str, Any]) -> None:
         if message["t"] == "links":
             self._take_links(message["l"])
+        elif message["t"] == "lend":
+            # Pages of the leader's queue (leader.py _lend): its duplicate filter passed them once.
+            self._take_links(message["l"], again=True)
         elif message["t"] == "met":
             self._take_met(message["u"])
         elif message["t"] == "time_up":

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 
+from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.workers.channel import Channel, owner
@@ -25,6 +26,8 @@ from sitemap_spider.sitemaps import entry_of_row
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
+
+    from scrapy import Request
 
     from scrapy.crawler import Crawler
 
@@ -43,6 +46,10 @@ _NOT_SUMMED_PREFIXES = ("memusage/", "log_count/", keys.EXCLUDED, keys.WORKERS +
 _MAXIMA = frozenset({"request_depth_max", "playwright/page_count/max_concurrent"})
 # Responses between two looks at the queue while deciding whether to start the helper.
 _CHECK_EVERY = 32
+# Lending (see Leader._lend): the helper's queue at or below this is running out; at most this
+# many of this process's requests lent at once (the helper says its queue about every second).
+_LEND_BELOW = 16
+_LEND_AT_MOST = 400
 
 
 class Leader(Workers):
@@ -56,6 +63,7 @@ class Leader(Workers):
         self.spider_kwargs = spider_kwargs
         self.process: BaseProcess | None = None
         self._handed: list[tuple[str, int, str | None]] = []
+        self._lent: list[tuple[str, int, str | None]] = []  # requests of this process's queue lent to the helper
         self._responses = 0
         self._helper_idle: dict[str, int] | None = None
         self._stopping = False
@@ -127,7 +135,8 @@ class Leader(Workers):
             self._take_links(message["l"])
         elif kind == "render":
             # A page the helper would render: rendered here as soon as it comes, as its own are.
-            self._take_links(message["l"], RENDER_PRIORITY)
+            # Past the duplicate filter: it may be a page this process queued and lent.
+            self._take_links(message["l"], RENDER_PRIORITY, again=True)
         elif kind == "entry":
             # Checked and counted here, as this process's own.
             self.take(entry_of_row(message["e"]))
@@ -144,12 +153,15 @@ class Leader(Workers):
             for key, amount in message["c"].items():
                 self.report.count(key, amount)
             self._helper_queued = message["q"]
+            self._lend()
         elif kind == "time_up":
             self.held.time_is_up()
         elif kind == "answers":
             self._answers_elsewhere(message)
         elif kind == "idle":
             self._helper_idle = message
+            self._helper_queued = 0
+            self._lend()
             self._wake()
         elif kind == "bye":
             self._finish(message)
@@ -196,10 +208,60 @@ class Leader(Workers):
         self.crawler.stats.inc_value(keys.WORKERS_LOST)
         handed, self._handed = self._handed, []
         self._take_links([list(link) for link in handed])
+        lent, self._lent = self._lent, []
+        self._take_links([list(link) for link in lent], again=True)  # queued here once already
         self._wake()
 
     def queued(self) -> int:
         return super().queued() + (self._helper_queued if self.active else 0)
+
+    def _lend(self) -> None:
+        """The helper has (almost) nothing left to fetch while this process's queue is long: lend
+        it the first half of that queue, up to _LEND_AT_MOST requests.
+
+        Each URL belongs to one process by its hash, so the two halves of a site end when their
+        own pages are done. They rarely end together: the queue the leader had when the helper
+        started stays here, and a half whose pages keep failing or answer slowly takes longer.
+        The other process then sits idle with its half of the site's connections while this one
+        works through its queue with the other half (30 of a fault-weather crawl's 95 s,
+        BENCHMARKS.md). A lent page is fetched and judged by the helper as its own; links on it
+        still go to the process their hash names, so the one that queued the page first drops them
+        as met. The helper takes a lent page past its duplicate filter: this process's filter
+        let it through once, and the helper's may hold it (a URL of the helper's half requested
+        here before the helper started, see _start_helper). Only plain page requests are lent:
+        retries, renders, redirects and reads of scripts carry state of this process's and stay here.
+        """
+        if not self.active or self._stopping or self._helper_queued > _LEND_BELOW:
+            return
+        engine = self.crawler.engine
+        scheduler = getattr(engine, "scheduler", None)
+        spider = getattr(engine, "spider", None)
+        if scheduler is None or spider is None:
+            return
+        want = min((len(scheduler) - self._helper_queued) // 2, _LEND_AT_MOST)
+        if want < _LEND_BELOW:
+            return
+        lent: list[list[Any]] = []
+        kept: list[Request] = []
+        while len(lent) < want and len(kept) < want:
+            request = scheduler.next_request()
+            if request is None:
+                break
+            if request.dont_filter or request.callback != spider.parse or "redirect_urls" in request.meta:
+                kept.append(request)
+            else:
+                lent.append([request.url, request.meta.get("depth", 0), request.meta.get(meta.SKIP)])
+        for request in kept:
+            request.dont_filter = True  # back in the queue it was taken from, past its own filter
+            scheduler.enqueue_request(request)
+        if not lent:
+            return
+        assert self.channel is not None and self.crawler.stats is not None
+        self.channel.send({"t": "lend", "l": lent})
+        self.sent += len(lent)
+        self._helper_queued += len(lent)
+        self._lent.extend((url, depth, skip) for url, depth, skip in lent)
+        self.crawler.stats.inc_value(keys.WORKERS_LENT, len(lent))
 
     def _on_idle(self) -> None:
         if self.process is None or self._helper_done:
