@@ -25,3 +25,7 @@ LAST_PASS: Final = "sitemap_last_pass"
 SITE_TROUBLE: Final = "sitemap_site_trouble"
 #: When the request reached the downloader (monotonic): politeness.py's send time of a failed request.
 REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"
+#: Queue this request past the duplicate filter, once: the crawl queued its URL before (a page the
+#: other process of a two-process crawl lent or sent back to render). Taken off as it is queued, so
+#: a redirect from it is filtered as usual (modes/schedulers.py SpillScheduler).
+PAST_FILTER: Final = "sitemap_past_filter"

@@ -399,3 +399,30 @@ def test_a_few_failing_pages_do_not_slow_the_site_down(tmp_path: Path) -> None:
     assert got == {"/", *pages[3:]}
     assert not [k for k in _stats(result) if k.startswith("sitemap/backoff/")], _stats(result)
     assert _stats(result)["sitemap/not_fetched"] == 3
+
+
+def test_a_retried_page_s_redirect_target_is_filtered_and_kept_in_scope(tmp_path: Path) -> None:
+    """A retry goes past the duplicate filter (dont_filter); its redirect target is a URL of its
+    own: fetched once though a link also leads there, and never when it is on another site."""
+    with FaultServer() as server, FaultServer() as elsewhere:
+        elsewhere.routes = {"/": Route(headers=(("Content-Type", HTML),), body=html_page("Elsewhere"))}
+        away = elsewhere.origin.replace("127.0.0.1", "localhost") + "/"
+        server.routes = {
+            "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nDisallow:\n"),
+            "/": Route(headers=(("Content-Type", HTML),), body=html_page("Home", links("/moved", "/away", "/c/d", "/dest"))),
+            # Linked from a page one level down: the redirect reaches /dest first, then the link.
+            "/c/d": Route(headers=(("Content-Type", HTML),), body=html_page("Deeper", links("/dest"))),
+            "/moved": Route(status=301, headers=(("Location", "/dest"),)),
+            "/away": Route(status=301, headers=(("Location", away),)),
+            "/dest": Route(headers=(("Content-Type", HTML),), body=html_page("Destination")),
+        }
+        # Both redirecting pages fail once first: their redirects come from a retry.
+        server.inject(FaultPlan(**QUIET, fixed=(("/moved", "502", 1), ("/away", "502", 1))))
+        result = run_crawl(server.origin + "/", tmp_path, settings={**QUICK, "CONCURRENT_REQUESTS_PER_DOMAIN": "1"})
+        fetched = server.targets("GET")
+        assert result.returncode == 0, result.describe()
+        assert fetched.count("/moved") == 2, fetched
+        assert fetched.count("/dest") == 1, fetched
+        assert elsewhere.targets() == [], elsewhere.targets()
+    got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
+    assert got == {"/", "/c/d", "/dest"}

@@ -268,13 +268,18 @@ def test_a_bad_workers_setting_stops_the_crawl(value: str, tmp_path: Path) -> No
     assert "SITEMAP_WORKERS" in result.stderr
 
 
-def test_the_leader_lends_its_queue_when_the_helper_runs_dry(generated: RunningSite, tmp_path: Path) -> None:
+@pytest.mark.parametrize("queue_memory", ["10000", "50"], ids=["queue-in-memory", "queue-on-disk"])
+def test_the_leader_lends_its_queue_when_the_helper_runs_dry(
+    generated: RunningSite, tmp_path: Path, queue_memory: str
+) -> None:
     """Started late, the helper has only the links found since while the leader keeps the queue
     it had, half of it URLs the hash gives the helper (announced to it as the leader's). Once the
     helper runs dry, the leader lends it the front of that queue: every page is still fetched
-    once, the announced ones included, and the set is the one the site must have."""
+    once, the announced ones included, and the set is the one the site must have, whether the
+    front of the queue is in memory or on disk."""
     generated.server.clear()
-    settings = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "400"}
+    # With 50 requests in memory, most of the leader's queue is on disk when it lends.
+    settings = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "400", "SITEMAP_QUEUE_MEMORY": queue_memory}
     result = run_crawl(generated.start_url, tmp_path, settings=settings, timeout=300)
     assert result.returncode == 0, result.describe()
     assert stats_value(result.stderr, "sitemap/workers") == 2

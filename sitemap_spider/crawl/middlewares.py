@@ -119,6 +119,9 @@ class _RecordRedirects:
         # Scrapy carries the meta over: the target is another page, with retries of its own.
         result.meta.pop("retry_times", None)
         result.meta.pop(meta.LAST_PASS, None)
+        # And dont_filter, which a retry sets: the target is a URL of its own, which the duplicate
+        # filter (it may be queued already through a link) and the site's scope must both see.
+        result.dont_filter = False
         spider = self.crawler.spider
         site = getattr(getattr(spider, "target", None), "site", None)
         target = normalize_url(result.url)

@@ -27,6 +27,7 @@ from sitemap_spider.modes.state import CrawlState
 from sitemap_spider.sitemaps import process_alive
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Self
 
     from scrapy.crawler import Crawler
@@ -147,6 +148,37 @@ class SpillScheduler(Scheduler):
             self._in_memory = SitemapConfig.from_settings(self.crawler.settings).queue_memory
             self._spilling = False
         return super().open(spider)
+
+    def enqueue_request(self, request: Request) -> bool:
+        if not request.meta.pop(meta.PAST_FILTER, False):
+            return super().enqueue_request(request)
+        # As Scrapy's, less the duplicate filter, and without dont_filter, which a redirect
+        # would pass on to its target (and Scrapy's offsite check lets any such request go).
+        assert self.stats is not None
+        if self._dqpush(request):
+            self.stats.inc_value("scheduler/enqueued/disk")
+        else:
+            self._mqpush(request)
+            self.stats.inc_value("scheduler/enqueued/memory")
+        self.stats.inc_value("scheduler/enqueued")
+        return True
+
+    def take_front(self, most: int, wanted: Callable[[Request], bool]) -> list[Request]:
+        """Take up to ``most`` requests that ``wanted`` accepts from the front of the queue (the
+        ones it would give next), looking at no more than twice that many. The others go back to
+        the memory queue at their priority, as they were: a due retry waits behind no page."""
+        taken: list[Request] = []
+        kept: list[Request] = []
+        while len(taken) < most and len(kept) < most:
+            request = self.mqs.pop()
+            if request is None:
+                request = self._dqpop()
+            if request is None:
+                break
+            (taken if wanted(request) else kept).append(request)
+        for request in kept:
+            self._mqpush(request)
+        return taken
 
     def _dqpush(self, request: Request) -> bool:
         if not self._spilling:

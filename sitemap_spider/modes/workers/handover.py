@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sitemap_spider import request_meta as meta
 from sitemap_spider.crawl.politeness import SITE_ANSWERS, SITE_ANSWERS_ELSEWHERE
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.modes.engine import wake_engine
@@ -81,7 +82,8 @@ class Workers(CrawlMode):
             request = self._make_request(url, skip)
             request.meta["depth"] = depth
             request.priority = -depth * depth_priority if priority is None else priority
-            request.dont_filter = again
+            if again:
+                request.meta[meta.PAST_FILTER] = True
             self.crawler.engine.crawl(request)
 
     def _wake(self) -> None:

@@ -18,6 +18,7 @@ from scrapy.exceptions import DontCloseSpider
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.history.record import PageRecord
+from sitemap_spider.modes.schedulers import SpillScheduler
 from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
 from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
@@ -64,6 +65,7 @@ class Leader(Workers):
         self.process: BaseProcess | None = None
         self._handed: list[tuple[str, int, str | None]] = []
         self._lent: list[tuple[str, int, str | None]] = []  # requests of this process's queue lent to the helper
+        self._renders = False  # whether the helper has sent a page to render (see _lend)
         self._responses = 0
         self._helper_idle: dict[str, int] | None = None
         self._stopping = False
@@ -136,6 +138,7 @@ class Leader(Workers):
         elif kind == "render":
             # A page the helper would render: rendered here as soon as it comes, as its own are.
             # Past the duplicate filter: it may be a page this process queued and lent.
+            self._renders = True
             self._take_links(message["l"], RENDER_PRIORITY, again=True)
         elif kind == "entry":
             # Checked and counted here, as this process's own.
@@ -203,7 +206,7 @@ class Leader(Workers):
         if self._stopping or not self.crawler.crawling or engine is None or engine.spider is None:
             return  # this process is ending too
         logger.error("The second crawling process is gone (%s): this process crawls its %d URLs",
-                     why, len(self._handed))
+                     why, len(self._handed) + len(self._lent))
         assert self.crawler.stats is not None
         self.crawler.stats.inc_value(keys.WORKERS_LOST)
         handed, self._handed = self._handed, []
@@ -217,7 +220,7 @@ class Leader(Workers):
 
     def _lend(self) -> None:
         """The helper has (almost) nothing left to fetch while this process's queue is long: lend
-        it the first half of that queue, up to _LEND_AT_MOST requests.
+        it the front of that queue, up to half of it and _LEND_AT_MOST requests at once.
 
         Each URL belongs to one process by its hash, so the two halves of a site end when their
         own pages are done. They rarely end together: the queue the leader had when the helper
@@ -226,37 +229,35 @@ class Leader(Workers):
         works through its queue with the other half (30 of a fault-weather crawl's 95 s,
         BENCHMARKS.md). A lent page is fetched and judged by the helper as its own; links on it
         still go to the process their hash names, so the one that queued the page first drops them
-        as met. The helper takes a lent page past its duplicate filter: this process's filter
-        let it through once, and the helper's may hold it (a URL of the helper's half requested
-        here before the helper started, see _start_helper). Only plain page requests are lent:
-        retries, renders, redirects and reads of scripts carry state of this process's and stay here.
+        as met. The helper queues a lent page past its duplicate filter (meta.PAST_FILTER): this
+        process's filter let it through once, and the helper's may hold it (a URL of the helper's
+        half requested here before the helper started, see _start_helper). Only plain page
+        requests are lent: retries, renders and redirects carry state of this process's and stay
+        here. Nothing is lent on a site with pages to render: the helper would fetch a lent page
+        only to send it back here to render.
         """
-        if not self.active or self._stopping or self._helper_queued > _LEND_BELOW:
+        if not self.active or self._stopping or self._renders or self._helper_queued > _LEND_BELOW:
+            return
+        assert self.crawler.stats is not None
+        if self.crawler.stats.get_value(keys.RENDER_PAGES):
+            self._renders = True  # this process renders pages of its own: the site has them
             return
         engine = self.crawler.engine
         scheduler = getattr(engine, "scheduler", None)
         spider = getattr(engine, "spider", None)
-        if scheduler is None or spider is None:
+        if not isinstance(scheduler, SpillScheduler) or spider is None or _closing(engine):
             return
-        want = min((len(scheduler) - self._helper_queued) // 2, _LEND_AT_MOST)
-        if want < _LEND_BELOW:
+        most = min((len(scheduler) - self._helper_queued) // 2, _LEND_AT_MOST)
+        if most < _LEND_BELOW:
             return
-        lent: list[list[Any]] = []
-        kept: list[Request] = []
-        while len(lent) < want and len(kept) < want:
-            request = scheduler.next_request()
-            if request is None:
-                break
-            if request.dont_filter or request.callback != spider.parse or "redirect_urls" in request.meta:
-                kept.append(request)
-            else:
-                lent.append([request.url, request.meta.get("depth", 0), request.meta.get(meta.SKIP)])
-        for request in kept:
-            request.dont_filter = True  # back in the queue it was taken from, past its own filter
-            scheduler.enqueue_request(request)
+
+        def plain(request: Request) -> bool:
+            return not request.dont_filter and request.callback == spider.parse and "redirect_urls" not in request.meta
+
+        lent = [[r.url, r.meta.get("depth", 0), r.meta.get(meta.SKIP)] for r in scheduler.take_front(most, plain)]
         if not lent:
             return
-        assert self.channel is not None and self.crawler.stats is not None
+        assert self.channel is not None
         self.channel.send({"t": "lend", "l": lent})
         self.sent += len(lent)
         self._helper_queued += len(lent)
@@ -295,6 +296,12 @@ class Leader(Workers):
         process.join(timeout=10)
         if self.channel is not None:
             await self.channel.aclose()
+
+
+def _closing(engine: Any) -> bool:
+    """Whether Scrapy is closing the crawl (its engine's slot says so; none: not open or closed)."""
+    slot = getattr(engine, "_slot", None)
+    return slot is None or getattr(slot, "closing", None) is not None
 
 
 def helper_counts(stats: dict[str, Any]) -> dict[str, int]:
