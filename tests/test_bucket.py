@@ -24,6 +24,7 @@ import pytest
 from botocore.session import get_session  # type: ignore[import-untyped]
 from moto.server import ThreadedMotoServer
 
+from sitemap_spider.sitemaps.names import LLMS_TXT_NAME
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.site_server import closed_port
@@ -212,6 +213,28 @@ def test_a_crawl_publishes_into_the_bucket(case_site: RunningSite, tmp_path: Pat
     got = read_sitemap_set(tmp_path / "bucket", case_site.origin + "/")
     assert got == read_sitemap_set(result.output_dir, case_site.origin + "/")
     assert got, result.describe()
+
+
+def test_llms_txt_is_compared_with_the_bucket_s(
+    case_site: RunningSite, tmp_path: Path, moto_url: str, bucket: str
+) -> None:
+    """The previous llms.txt, like the previous set, is the one the bucket serves: a crawl from
+    another working copy (another machine) compares with it, not with a local file it lacks."""
+    settings = {
+        "SITEMAP_OUTPUT_URI": f"s3://{bucket}/llms/", "AWS_ENDPOINT_URL": moto_url, "SITEMAP_LLMS_TXT": "on",
+        **CREDENTIALS,
+    }
+    first = run_crawl(case_site.spec.start_url, tmp_path / "machine-a", settings=settings)
+    assert first.returncode == 0, first.describe()
+    assert first.report is not None and first.report["llms_txt"]["added"] is None, first.report
+    listed = first.report["llms_txt"]["listed"]
+    assert listed > 0
+    second = run_crawl(case_site.spec.start_url, tmp_path / "machine-b", settings=settings)
+    assert second.returncode == 0, second.describe()
+    assert second.report is not None
+    assert second.report["llms_txt"] == {"listed": listed, "pages": listed, "added": 0, "removed": 0}
+    download(moto_url, bucket, "llms/", tmp_path / "bucket")
+    assert (tmp_path / "bucket" / LLMS_TXT_NAME).read_bytes() == (second.output_dir / LLMS_TXT_NAME).read_bytes()
 
 
 @pytest.mark.parametrize("uri", ["http://example.com/", "s3://", "s3://bucket/?x=1"])

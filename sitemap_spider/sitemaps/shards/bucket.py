@@ -128,9 +128,17 @@ class Bucket:
         except (BotoCoreError, ValueError) as exc:  # a bad endpoint URL, region or credentials file
             raise BucketError(f"cannot reach {target.uri}: {exc}") from exc
 
-    def pull(self, local_dir: Path, index_name: str) -> None:
-        """Make ``local_dir`` hold the set the bucket publishes now (nothing, if it publishes none)."""
+    def pull(self, local_dir: Path, index_name: str, extras: Sequence[str] = ()) -> None:
+        """Make ``local_dir`` hold the set the bucket publishes now (nothing, if it publishes none),
+        and ``extras``, files published beside it that are compared with their new versions
+        (llms.txt): each as the bucket has it, or none."""
         try:
+            for name in extras:
+                published = self._get(name)
+                if published is None:
+                    (local_dir / name).unlink(missing_ok=True)
+                elif not (local_dir / name).is_file() or (local_dir / name).read_bytes() != published:
+                    _write_whole(local_dir / name, [published])
             index = self._get(index_name)
             local_index = local_dir / index_name
             if index is None:

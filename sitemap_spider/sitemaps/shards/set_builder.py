@@ -212,7 +212,8 @@ class SitemapSetBuilder:
             if bucket is not None:
                 # The previous set is the one the bucket serves: the working copy is made it first.
                 with self._storage.publishing_lock():
-                    bucket.pull(self._storage.output_dir, INDEX_NAME)
+                    extras = [LLMS_TXT_NAME] if self._llms is not None else []
+                    bucket.pull(self._storage.output_dir, INDEX_NAME, extras)
             finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
             llms = self._llms
             # A content duplicate is not listed: not in llms.txt either.
