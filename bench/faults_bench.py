@@ -7,7 +7,7 @@ The generated site of the tests (tests/generated_site.py) is served by the tests
 real ``scrapy crawl sitemap`` with its defaults (history off, so that both crawls fetch
 everything): once as it is, then with ``--share`` percent of its URLs faulting for their first
 few requests (503 with Retry-After, 502, 504, 429, reset and dropped connections, truncated
-bodies, 3-second answers, pages down for five requests), a 15-second outage of the whole site
+bodies, 3-second answers, pages down for four requests), a 15-second outage of the whole site
 a third of the way in and 3 seconds of refused connections at two thirds. Prints both wall
 times, the ratio, whether the two published sets are byte for byte the same (recall 1.0 and
 the same lastmods), the faults injected and the crawl's retry and back-off counts.
