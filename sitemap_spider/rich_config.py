@@ -59,3 +59,11 @@ class RichConfig:
     def news(self) -> bool:
         """Whether articles go into news files."""
         return self.news_name is not None
+
+    @property
+    def kinds(self) -> str:
+        """The extensions a crawl reads from its pages, a letter each (hreflang, images, videos,
+        news), as the history notes them: a 304 can list a page with only the kinds its record
+        was written with."""
+        wanted = (("h", self.hreflang), ("i", self.images), ("v", self.videos), ("n", self.news))
+        return "".join(letter for letter, on in wanted if on)

@@ -163,3 +163,28 @@ def test_every_crawl_mode_gives_the_same_bytes(
     if mode == "workers":
         assert "a second crawling process" in other.stderr, other.describe()
     assert other.files() == one.files()
+
+
+def test_extensions_turned_on_after_a_history_fetch_the_pages_whole_once(
+    rich_site: tuple[RichSite, SiteServer], tmp_path: Path
+) -> None:
+    """A history kept with images, videos and news off knows none of them: the crawl that turns
+    them on fetches every listed page whole instead of asking for a 304, and the next one asks."""
+    site, server = rich_site
+    server.validators = True  # ETags and 304s, as a static file server gives them
+    plain = run_crawl(site.spec.start_url, tmp_path)
+    assert plain.returncode == 0, plain.describe()
+    seen = len(server.requests)
+    turned_on = run_crawl(site.spec.start_url, tmp_path, settings=SETTINGS)
+    check(turned_on, site)
+    # No listed page was asked for a 304 (the pages left out still were: they need no extensions).
+    listed = {entry["loc"][len(site.spec.origin) :] for entry in site.spec.expected_listed()}
+    conditional = {r.target for r in server.requests[seen:] if "If-None-Match" in dict(r.headers)}
+    assert conditional and not conditional & listed, (conditional, listed)
+    assert "Extensions turned on since the last crawl (images, news, videos)" in turned_on.stderr
+    published = turned_on.files()
+    again = run_crawl(site.spec.start_url, tmp_path, settings=SETTINGS)
+    assert again.returncode == 0, again.describe()
+    assert again.files() == published
+    assert again.report is not None
+    assert again.report["stats"].get("sitemap/history/not_modified", 0) >= len(listed), again.report["stats"]

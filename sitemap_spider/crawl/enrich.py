@@ -53,16 +53,26 @@ from sitemap_spider.sitemaps import (
 #: Told of what a page has that cannot be written: (kind, reason, page, detail).
 Problem = Callable[[str, str, str, str], None]
 _DATE_ONLY: Final = 10
+#: The extension kinds of a history kept before they were noted: the defaults' (hreflang only).
+_DEFAULT_KINDS: Final = "h"
 
 
 class Enricher:
     """Reads the extension data of listed pages, as the settings ask."""
 
-    def __init__(self, config: RichConfig, site: Site, strip_params: tuple[str, ...], problem: Problem) -> None:
+    def __init__(
+        self, config: RichConfig, site: Site, strip_params: tuple[str, ...], problem: Problem,
+        history_kinds: str | None = None,
+    ) -> None:
+        """``history_kinds``: the extension kinds the crawl history's records were written with
+        (HistoryStore.extension_kinds); None: not noted, the default's (hreflang alone)."""
         self.config = config
         self.site = site
         self.strip_params = strip_params
         self.problem = problem
+        # A kind turned on since the history was written: no record knows it, every listed page
+        # is fetched whole once (a 304 would list it without its images, say).
+        self._new_kinds = set(config.kinds) - set(_DEFAULT_KINDS if history_kinds is None else history_kinds)
         hosts = {urlsplit(site.public_origin).netloc, urlsplit(site.crawl_origin).netloc}
         self.image_hosts = frozenset(hosts | set(config.image_hosts))
 
@@ -110,9 +120,18 @@ class Enricher:
             fields["page"] = page
         return fields
 
+    @property
+    def new_kinds(self) -> list[str]:
+        """The extension kinds turned on since the history was written, by setting name's end."""
+        names = {"h": "hreflang", "i": "images", "v": "videos", "n": "news"}
+        return [names[kind] for kind in sorted(self._new_kinds)]
+
     def knows(self, stored: str | None) -> bool:
-        """Whether a listed page's stored extensions hold all a 304 of it needs: its summary,
-        with llms.txt on (a history kept without it has none: the page is fetched whole once)."""
+        """Whether a listed page's stored extensions hold all a 304 of it needs: every kind the
+        settings ask for was read when the history was written, and its summary, with llms.txt
+        on (a history kept without either has none: the page is fetched whole once)."""
+        if self._new_kinds:
+            return False
         return not self.config.llms_txt or (stored is not None and '"page":' in stored)
 
     def _url(self, base: str, href: str) -> str | None:

@@ -89,7 +89,12 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         # Connected before the pipeline's handler, which publishes: it reuses this memory.
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
-        spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written)
+        history = spider.crawl_mode.history
+        kinds = None if history is None else history.extension_kinds(target.site.crawl_origin)
+        spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written, kinds)
+        if history is not None and kinds is not None and spider.enricher.new_kinds:
+            logger.info("Extensions turned on since the last crawl (%s): the listed pages are fetched whole once",
+                        ", ".join(spider.enricher.new_kinds))
         spider.recrawl = Recrawl(
             spider.crawl_mode.history, target, config.keep_failed_days, crawler, spider.enricher.knows
         )

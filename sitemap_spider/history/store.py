@@ -28,6 +28,10 @@ _SELECT = f"SELECT {', '.join(COLUMNS)} FROM pages"
 _BUSY_SECONDS = 120.0
 
 
+#: The meta key, before the origin, of the extension kinds an origin's records were written with.
+_KINDS = "extension_kinds "
+
+
 class HistoryStore:
     """One site's crawl history: read by every process of a crawl, written once, when its set is published."""
 
@@ -77,11 +81,19 @@ class HistoryStore:
         db = self._reader()
         return 0 if db is None else int(db.execute("SELECT count(*) FROM pages").fetchone()[0])
 
-    def commit(self, records: Iterable[PageRecord], origin: str) -> int:
+    def extension_kinds(self, origin: str) -> str | None:
+        """The extension kinds (RichConfig.kinds) ``origin``'s records were written with; None
+        when not noted (no history yet, or one kept before they were)."""
+        db = self._reader()
+        row = None if db is None else db.execute("SELECT value FROM meta WHERE key = ?", (_KINDS + origin,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def commit(self, records: Iterable[PageRecord], origin: str, kinds: str | None = None) -> int:
         """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.
 
         Pages of the last set that this crawl did not list are dropped with the old records.
         One file may hold several origins (a SITEMAP_HISTORY shared by several sites).
+        ``kinds``: the extension kinds the records were written with (see extension_kinds).
         """
         db = self._connection()
         db.execute("BEGIN IMMEDIATE")
@@ -93,6 +105,8 @@ class HistoryStore:
                 db.execute(_INSERT, record.row())
                 written += 1
             db.execute("INSERT OR REPLACE INTO meta VALUES ('published_at', ?)", (repr(time.time()),))
+            if kinds is not None:
+                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_KINDS + origin, kinds))
         except BaseException:
             db.execute("ROLLBACK")
             raise

@@ -248,7 +248,7 @@ class CrawlMode:
                     kept.append({"url": record.url, "status": record.status, "last_fetched_well": last_ok})
                 yield record
 
-        written = self.history.commit(records(), self._history_origin)
+        written = self.history.commit(records(), self._history_origin, self.config.rich.kinds)
         stats = self.publisher.stats
         stats.set_value(keys.HISTORY_RECORDS, written)
         stats.set_value(keys.KEPT_TRANSIENT_ERROR, len(kept))
