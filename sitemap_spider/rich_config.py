@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import ClassVar, Final
 
 from scrapy.settings import BaseSettings
 
@@ -59,6 +59,9 @@ class RichConfig:
     def news(self) -> bool:
         """Whether articles go into news files."""
         return self.news_name is not None
+
+    #: The kinds of a history kept before they were noted: the defaults' (hreflang only).
+    DEFAULT_KINDS: ClassVar[str] = "h"
 
     @property
     def kinds(self) -> str:

@@ -19,6 +19,7 @@ import pytest
 from sitemap_check import file_bytes, read_sitemap_set
 
 from tests.crawl_fixtures import REPO_ROOT, CrawlResult, run_crawl
+from tests.fault_server import FaultPlan, FaultServer
 from tests.site_rich import SETTINGS, RichSite, build_rich_site
 from tests.site_server import HTML, SiteServer, html_page, links
 from tests.site_spec import Listed, Route, SiteSpec
@@ -188,3 +189,28 @@ def test_extensions_turned_on_after_a_history_fetch_the_pages_whole_once(
     assert again.files() == published
     assert again.report is not None
     assert again.report["stats"].get("sitemap/history/not_modified", 0) >= len(listed), again.report["stats"]
+
+
+def test_a_page_kept_while_extensions_were_turned_on_is_fetched_whole_later(tmp_path: Path) -> None:
+    """The crawl that turns images on lists /gallery from its old record while it fails (kept,
+    without images): the history then notes only the kinds both crawls read, and the next crawl
+    fetches the listed pages whole again, /gallery with its images."""
+    with FaultServer() as server:
+        site = build_rich_site(server.origin)
+        server.serve(site.spec)
+        server.validators = True
+        quick = {"SITEMAP_RETRY_TIMES": "1", "SITEMAP_RETRY_DELAY": "0.1", "SITEMAP_RETRY_LAST_PASS_DELAY": "1"}
+        plain = run_crawl(site.spec.start_url, tmp_path, settings=quick)
+        assert plain.returncode == 0, plain.describe()
+        server.inject(FaultPlan(share=0, outage_after=0, refuse_after=0, fixed=(("/gallery", "503", 10**9),)))
+        failing = run_crawl(site.spec.start_url, tmp_path, settings={**SETTINGS, **quick})
+        assert failing.returncode == 0, failing.describe()
+        gallery = site.spec.origin + "/gallery"
+        assert gallery in url_lines(failing.output_dir, "sitemap")  # kept, from its old record
+        assert "image:" not in url_lines(failing.output_dir, "sitemap")[gallery]
+        server.inject(FaultPlan(share=0, outage_after=0, refuse_after=0))
+        seen = len(server.requests)
+        back = run_crawl(site.spec.start_url, tmp_path, settings={**SETTINGS, **quick})
+        check(back, site)
+        asked = [r for r in server.requests[seen:] if r.target == "/gallery"]
+        assert asked and "If-None-Match" not in dict(asked[0].headers)

@@ -53,8 +53,6 @@ from sitemap_spider.sitemaps import (
 #: Told of what a page has that cannot be written: (kind, reason, page, detail).
 Problem = Callable[[str, str, str, str], None]
 _DATE_ONLY: Final = 10
-#: The extension kinds of a history kept before they were noted: the defaults' (hreflang only).
-_DEFAULT_KINDS: Final = "h"
 
 
 class Enricher:
@@ -72,7 +70,7 @@ class Enricher:
         self.problem = problem
         # A kind turned on since the history was written: no record knows it, every listed page
         # is fetched whole once (a 304 would list it without its images, say).
-        self._new_kinds = set(config.kinds) - set(_DEFAULT_KINDS if history_kinds is None else history_kinds)
+        self._new_kinds = set(config.kinds) - set(RichConfig.DEFAULT_KINDS if history_kinds is None else history_kinds)
         hosts = {urlsplit(site.public_origin).netloc, urlsplit(site.crawl_origin).netloc}
         self.image_hosts = frozenset(hosts | set(config.image_hosts))
 

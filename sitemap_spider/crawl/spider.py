@@ -92,7 +92,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         history = spider.crawl_mode.history
         kinds = None if history is None else history.extension_kinds(target.site.crawl_origin)
         spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written, kinds)
-        if history is not None and kinds is not None and spider.enricher.new_kinds:
+        if history is not None and spider.enricher.new_kinds and len(history):
             logger.info("Extensions turned on since the last crawl (%s): the listed pages are fetched whole once",
                         ", ".join(spider.enricher.new_kinds))
         spider.recrawl = Recrawl(

@@ -6,7 +6,7 @@ import logging
 import sqlite3
 import time
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from sitemap_spider.history.record import COLUMNS, EXTENSIONS_UNKNOWN, PageRecord
@@ -88,12 +88,13 @@ class HistoryStore:
         row = None if db is None else db.execute("SELECT value FROM meta WHERE key = ?", (_KINDS + origin,)).fetchone()
         return None if row is None else str(row[0])
 
-    def commit(self, records: Iterable[PageRecord], origin: str, kinds: str | None = None) -> int:
+    def commit(self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None) -> int:
         """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.
 
         Pages of the last set that this crawl did not list are dropped with the old records.
         One file may hold several origins (a SITEMAP_HISTORY shared by several sites).
-        ``kinds``: the extension kinds the records were written with (see extension_kinds).
+        ``kinds``: the extension kinds the records were written with (see extension_kinds),
+        asked once every record is written.
         """
         db = self._connection()
         db.execute("BEGIN IMMEDIATE")
@@ -106,7 +107,7 @@ class HistoryStore:
                 written += 1
             db.execute("INSERT OR REPLACE INTO meta VALUES ('published_at', ?)", (repr(time.time()),))
             if kinds is not None:
-                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_KINDS + origin, kinds))
+                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_KINDS + origin, kinds()))
         except BaseException:
             db.execute("ROLLBACK")
             raise

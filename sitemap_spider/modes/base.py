@@ -36,6 +36,7 @@ from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.history.store import HistoryStore, Staging
 from sitemap_spider.modes.held import HeldRequests
 from sitemap_spider.modes.schedulers import SpillScheduler
+from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.crawl_end import SetPublisher
 from sitemap_spider.sitemaps import InvalidEntryError
 
@@ -248,7 +249,15 @@ class CrawlMode:
                     kept.append({"url": record.url, "status": record.status, "last_fetched_well": last_ok})
                 yield record
 
-        written = self.history.commit(records(), self._history_origin, self.config.rich.kinds)
+        before = self.history.extension_kinds(self._history_origin) or RichConfig.DEFAULT_KINDS
+
+        def kinds() -> str:
+            # A page kept after failing keeps its old record: while one is listed, only the kinds
+            # both crawls read are known, and the next crawl that asks for another fetches whole again.
+            now = self.config.rich.kinds
+            return "".join(kind for kind in now if kind in before) if kept else now
+
+        written = self.history.commit(records(), self._history_origin, kinds)
         stats = self.publisher.stats
         stats.set_value(keys.HISTORY_RECORDS, written)
         stats.set_value(keys.KEPT_TRANSIENT_ERROR, len(kept))
