@@ -111,3 +111,18 @@ def test_reading_a_history_that_does_not_exist_makes_no_file(tmp_path: Path) -> 
     store.commit([record("/a")], ORIGIN)
     assert store.get(ORIGIN + "/a") is not None and len(store) == 1
     store.close()
+
+
+def test_extension_kinds_tell_none_noted_from_not_noted(tmp_path: Path) -> None:
+    """A history written with every extension off notes "" (none known), which is not the default
+    a history without the note gets (hreflang, as the settings' default)."""
+    store = HistoryStore(tmp_path / "history.sqlite")
+    assert store.extension_kinds(ORIGIN, "h") == "h"  # no history yet
+    store.commit([record("/a")], ORIGIN)
+    assert store.extension_kinds(ORIGIN, "h") == "h"  # kept without the note
+    store.commit([record("/a")], ORIGIN, lambda: "")
+    assert store.extension_kinds(ORIGIN, "h") == ""
+    store.commit([record("/a")], ORIGIN, lambda: "hi")
+    assert store.extension_kinds(ORIGIN, "h") == "hi"
+    assert store.extension_kinds("https://other.example", "h") == "h"  # per origin
+    store.close()

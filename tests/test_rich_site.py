@@ -214,3 +214,25 @@ def test_a_page_kept_while_extensions_were_turned_on_is_fetched_whole_later(tmp_
         check(back, site)
         asked = [r for r in server.requests[seen:] if r.target == "/gallery"]
         assert asked and "If-None-Match" not in dict(asked[0].headers)
+
+
+def test_a_history_kept_with_hreflang_off_notes_no_kind(tmp_path: Path) -> None:
+    """A history written with hreflang off knows no kind (""), not the default's hreflang: when
+    /en/ fails during the crawl that turns it back on (listed from its old record, without
+    alternates), the next crawl fetches /en/ whole and lists its alternates."""
+    with FaultServer() as server:
+        site = build_rich_site(server.origin)
+        server.serve(site.spec)
+        server.validators = True
+        quick = {"SITEMAP_RETRY_TIMES": "1", "SITEMAP_RETRY_DELAY": "0.1", "SITEMAP_RETRY_LAST_PASS_DELAY": "1"}
+        off = run_crawl(site.spec.start_url, tmp_path, settings={**quick, "SITEMAP_HREFLANG": "off"})
+        assert off.returncode == 0, off.describe()
+        server.inject(FaultPlan(share=0, outage_after=0, refuse_after=0, fixed=(("/en/", "503", 10**9),)))
+        failing = run_crawl(site.spec.start_url, tmp_path, settings=quick)
+        assert failing.returncode == 0, failing.describe()
+        english = site.spec.origin + "/en/"
+        assert url_lines(failing.output_dir, "sitemap")[english] == ""  # kept, from its old record
+        server.inject(FaultPlan(share=0, outage_after=0, refuse_after=0))
+        back = run_crawl(site.spec.start_url, tmp_path, settings=quick)
+        assert back.returncode == 0, back.describe()
+        assert url_lines(back.output_dir, "sitemap")[english] == site.expected[english]

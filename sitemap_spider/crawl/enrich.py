@@ -60,17 +60,17 @@ class Enricher:
 
     def __init__(
         self, config: RichConfig, site: Site, strip_params: tuple[str, ...], problem: Problem,
-        history_kinds: str | None = None,
+        history_kinds: str = RichConfig.DEFAULT_KINDS,
     ) -> None:
         """``history_kinds``: the extension kinds the crawl history's records were written with
-        (HistoryStore.extension_kinds); None: not noted, the default's (hreflang alone)."""
+        (HistoryStore.extension_kinds)."""
         self.config = config
         self.site = site
         self.strip_params = strip_params
         self.problem = problem
         # A kind turned on since the history was written: no record knows it, every listed page
         # is fetched whole once (a 304 would list it without its images, say).
-        self._new_kinds = set(config.kinds) - set(RichConfig.DEFAULT_KINDS if history_kinds is None else history_kinds)
+        self._new_kinds = set(config.kinds) - set(history_kinds)
         hosts = {urlsplit(site.public_origin).netloc, urlsplit(site.crawl_origin).netloc}
         self.image_hosts = frozenset(hosts | set(config.image_hosts))
 

@@ -40,6 +40,7 @@ from sitemap_spider.crawl.urls import repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.renderer import Pending
 from sitemap_spider.render.spider_side import RenderingMixin
+from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps import MAX_LOC_LENGTH, RichEntry, SitemapEntry, SummarizedEntry, normalize_url
 
 logger = logging.getLogger(__name__)
@@ -90,14 +91,14 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         crawler.signals.connect(spider._forget_links, signal=signals.spider_closed)
         spider.link_finder = LinkFinder(config.follow_nofollow)
         history = spider.crawl_mode.history
-        kinds = None if history is None else history.extension_kinds(target.site.crawl_origin)
+        kinds = RichConfig.DEFAULT_KINDS if history is None else history.extension_kinds(
+            target.site.crawl_origin, RichConfig.DEFAULT_KINDS
+        )
         spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written, kinds)
         if history is not None and spider.enricher.new_kinds and len(history):
             logger.info("Extensions turned on since the last crawl (%s): the listed pages are fetched whole once",
                         ", ".join(spider.enricher.new_kinds))
-        spider.recrawl = Recrawl(
-            spider.crawl_mode.history, target, config.keep_failed_days, crawler, spider.enricher.knows
-        )
+        spider.recrawl = Recrawl(history, target, config.keep_failed_days, crawler, spider.enricher.knows)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)

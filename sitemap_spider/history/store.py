@@ -81,12 +81,12 @@ class HistoryStore:
         db = self._reader()
         return 0 if db is None else int(db.execute("SELECT count(*) FROM pages").fetchone()[0])
 
-    def extension_kinds(self, origin: str) -> str | None:
-        """The extension kinds (RichConfig.kinds) ``origin``'s records were written with; None
-        when not noted (no history yet, or one kept before they were)."""
+    def extension_kinds(self, origin: str, default: str) -> str:
+        """The extension kinds (RichConfig.kinds) ``origin``'s records were written with, which may
+        be none (""); ``default`` when not noted (no history yet, or one kept before they were)."""
         db = self._reader()
         row = None if db is None else db.execute("SELECT value FROM meta WHERE key = ?", (_KINDS + origin,)).fetchone()
-        return None if row is None else str(row[0])
+        return default if row is None else str(row[0])
 
     def commit(self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None) -> int:
         """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.

@@ -249,7 +249,7 @@ class CrawlMode:
                     kept.append({"url": record.url, "status": record.status, "last_fetched_well": last_ok})
                 yield record
 
-        before = self.history.extension_kinds(self._history_origin) or RichConfig.DEFAULT_KINDS
+        before = self.history.extension_kinds(self._history_origin, RichConfig.DEFAULT_KINDS)
 
         def kinds() -> str:
             # A page kept after failing keeps its old record: while one is listed, only the kinds
