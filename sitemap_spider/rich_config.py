@@ -62,11 +62,11 @@ class RichConfig:
 
     #: The kinds of a history kept before they were noted: the defaults' (hreflang only).
     DEFAULT_KINDS: ClassVar[str] = "h"
+    #: Each extension kind's letter in a history's note, and the attribute that turns it on.
+    KIND_NAMES: ClassVar[dict[str, str]] = {"h": "hreflang", "i": "images", "v": "videos", "n": "news"}
 
     @property
     def kinds(self) -> str:
-        """The extensions a crawl reads from its pages, a letter each (hreflang, images, videos,
-        news), as the history notes them: a 304 can list a page with only the kinds its record
-        was written with."""
-        wanted = (("h", self.hreflang), ("i", self.images), ("v", self.videos), ("n", self.news))
-        return "".join(letter for letter, on in wanted if on)
+        """The extensions a crawl reads from its pages, a letter each (KIND_NAMES), as the history
+        notes them: a 304 can list a page with only the kinds its record was written with."""
+        return "".join(letter for letter, name in self.KIND_NAMES.items() if getattr(self, name))

@@ -121,8 +121,7 @@ class Enricher:
     @property
     def new_kinds(self) -> list[str]:
         """The extension kinds turned on since the history was written, by setting name's end."""
-        names = {"h": "hreflang", "i": "images", "v": "videos", "n": "news"}
-        return [names[kind] for kind in sorted(self._new_kinds)]
+        return [RichConfig.KIND_NAMES[kind] for kind in sorted(self._new_kinds)]
 
     def knows(self, stored: str | None) -> bool:
         """Whether a listed page's stored extensions hold all a 304 of it needs: every kind the
