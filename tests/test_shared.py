@@ -182,8 +182,11 @@ def test_a_new_crawl_starts_over_and_a_finished_one_leaves_no_data(
     assert first.returncode == 0, first.describe()
     assert "started as worker" in first.stderr
     client = redis.Redis.from_url(redis_url)
-    # Only the crawl's status is kept once its set is published.
-    assert [key.decode() for key in client.keys(f"{KEY_PREFIX}:*")] == [f"{KEY_PREFIX}:{site.origin}:meta"]
+    # Only the crawl's status and its history (which the next crawl reads, from any host) are kept
+    # once its set is published.
+    assert sorted(key.decode() for key in client.keys(f"{KEY_PREFIX}:*")) == [
+        f"{KEY_PREFIX}:{site.origin}:{name}" for name in ("meta", "past", "past_meta")
+    ]
     assert client.hget(f"{KEY_PREFIX}:{site.origin}:meta", "status") == b"finished"
     second = run_crawl(site.start_url, tmp_path, settings=settings, timeout=300)
     assert second.returncode == 0, second.describe()

@@ -30,6 +30,8 @@ _BUSY_SECONDS = 120.0
 
 #: The meta key, before the origin, of the extension kinds an origin's records were written with.
 _KINDS = "extension_kinds "
+#: The meta key, before the origin, of when its records were last committed (seconds since the epoch).
+_PUBLISHED = "published_at "
 
 
 class HistoryStore:
@@ -71,11 +73,23 @@ class HistoryStore:
         row = None if db is None else db.execute(_SELECT + " WHERE url = ?", (url,)).fetchone()
         return None if row is None else PageRecord.from_row(row)
 
-    def records(self) -> Iterator[PageRecord]:
-        """Every record, in URL order."""
+    def records(self, origin: str | None = None) -> Iterator[PageRecord]:
+        """Every record (only ``origin``'s when given), in URL order."""
         db = self._reader()
-        for row in () if db is None else db.execute(_SELECT + " ORDER BY url"):
+        if db is None:
+            return
+        # "/" and "0" are neighbours in ASCII: exactly the URLs under origin + "/".
+        rows = db.execute(_SELECT + " ORDER BY url") if origin is None else db.execute(
+            _SELECT + " WHERE url >= ? AND url < ? ORDER BY url", (origin + "/", origin + "0")
+        )
+        for row in rows:
             yield PageRecord.from_row(row)
+
+    def published_at(self, origin: str) -> float | None:
+        """When ``origin``'s records were last committed; None if never (or by a version that did not note it)."""
+        db = self._reader()
+        row = None if db is None else db.execute("SELECT value FROM meta WHERE key = ?", (_PUBLISHED + origin,)).fetchone()
+        return None if row is None else float(row[0])
 
     def __len__(self) -> int:
         db = self._reader()
@@ -105,7 +119,9 @@ class HistoryStore:
             for record in records:
                 db.execute(_INSERT, record.row())
                 written += 1
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('published_at', ?)", (repr(time.time()),))
+            now = repr(time.time())
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('published_at', ?)", (now,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_PUBLISHED + origin, now))
             if kinds is not None:
                 db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_KINDS + origin, kinds()))
         except BaseException:

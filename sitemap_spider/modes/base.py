@@ -217,9 +217,13 @@ class CrawlMode:
         """Read the history at ``path`` (None: none) and commit this crawl's records when the set is published."""
         if path is None:
             return
-        self.history = HistoryStore(path)
+        self.history = self.open_history(path, origin)
         self._history_origin = origin
         self.publisher.after_publish = self._commit_history
+
+    def open_history(self, path: Path, origin: str) -> HistoryStore:
+        """The history this crawl reads and commits to: the file (a shared crawl's is in Redis too)."""
+        return HistoryStore(path)
 
     def observe(self, record: PageRecord) -> None:
         """Keep a listed page's record until the set is published."""

@@ -15,6 +15,7 @@ RFPDupeFilter); the rest is ours. Keys of one crawl, ``sitemap:<crawl id>:<name>
     exclusions  hash    "<url>\\0<reason>" -> detail;  excluded  hash  reason -> count
     counts      hash    the report's and progress line's counts (crawl/report_facts.py), every worker's
     history     hash    url -> the page's crawl history record (JSON), committed by the publisher
+    past, past_meta     the crawl history every worker reads, kept from one crawl to the next (history.py)
     problems    hash    JSON [kind, reason, page, detail] -> "": extension data not written (crawl/report.py)
 
 Start (one Lua script): a crawl that is running with a live worker is joined;
@@ -44,9 +45,12 @@ from typing import TYPE_CHECKING
 from sitemap_spider.config import ConfigError
 from sitemap_spider.modes.resumable import DurableMode
 from sitemap_spider.modes.shared.crawl import SharedCrawl, check_reachable
+from sitemap_spider.modes.shared.history import SharedHistory
 from sitemap_spider.modes.shared.scheduler import SharedScheduler
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
@@ -88,6 +92,13 @@ class SharedMode(DurableMode):
         problem = check_reachable(config.shared.redis_url)
         if problem is not None:
             raise ConfigError("SITEMAP_REDIS_URL", f"cannot reach Redis: {problem}")
+
+    def open_history(self, path: Path, origin: str) -> SharedHistory:
+        # The history every worker reads is Redis's: a worker on another host has another file.
+        history = SharedHistory(path, self.state.redis, self.state.keys, origin)
+        if not history.crawl_running():
+            history.load()  # a crawl that starts: this worker's file, if Redis has older records or none
+        return history
 
     def queues_start_urls(self) -> bool:
         # Only the worker that started the crawl; the others find the requests in Redis.

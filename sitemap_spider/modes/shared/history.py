@@ -1,0 +1,173 @@
+"""The crawl history of a shared crawl, in Redis: every worker reads the same one, wherever it runs.
+
+Each worker has a ``SITEMAP_HISTORY`` file of its own, and workers on other hosts do not see
+one another's. So the history a shared crawl reads lives in Redis, beside the crawl's keys but
+kept from one crawl to the next (a new crawl clears the others, not these):
+
+    past       hash    url -> the page's record (msgpack of PageRecord.row(): its links stay packed)
+    past_meta  hash    kinds (the extension kinds the records were written with), published_at
+
+A worker that starts puts its own file's records of the origin there when Redis has none, or
+older ones than its file (a crawl of one process ran since); otherwise Redis's stay. The worker
+that publishes commits the new records to its file, as any crawl does, and to Redis: written
+under a key of their own, then renamed over ``past`` in one transaction with ``past_meta``, so
+a worker reads either the old history or the new one, never a mix. A crawl started from any
+host then sends the same conditional requests and keeps the same pages on a bad day.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import msgspec
+import redis
+
+from sitemap_spider.history.record import PageRecord
+from sitemap_spider.history.store import HistoryStore
+
+if TYPE_CHECKING:
+    from sitemap_spider.modes.shared.crawl import CrawlKeys
+
+logger = logging.getLogger(__name__)
+
+#: Records sent to Redis in one round trip.
+_BATCH = 1000
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder().decode
+#: Stands for "the file does not note the kinds" (a history of a version before the note).
+_NOT_NOTED = "\0"
+
+
+def pack_record(record: PageRecord) -> bytes:
+    return _encode(record.row())
+
+
+def unpack_record(data: bytes) -> PageRecord:
+    return PageRecord.from_row(_decode(data))
+
+
+class SharedHistory(HistoryStore):
+    """The history file of this worker, read through Redis's copy, which every worker shares."""
+
+    def __init__(self, path: Path, client: redis.Redis, keys: CrawlKeys, origin: str) -> None:
+        super().__init__(path)
+        self.redis = client
+        self.past = keys.past
+        self.meta = keys.past_meta
+        self.crawl_meta = keys.meta
+        self.workers = keys.workers
+        self.origin = origin
+
+    def crawl_running(self) -> bool:
+        """Whether the crawl is under way with a worker alive: one that joins it must not change what it reads."""
+        status = self.redis.hget(self.crawl_meta, "status")
+        return status in (b"running", b"ending") and bool(self.redis.zcard(self.workers))
+
+    def load(self) -> int:
+        """Put this worker's file's records in Redis unless Redis holds as new ones; how many were put."""
+        ours = HistoryStore.published_at(self, self.origin)
+        theirs = self.published_at(self.origin)
+        if theirs is not None and (ours is None or theirs >= ours):
+            return 0
+        kinds: str | None = HistoryStore.extension_kinds(self, self.origin, _NOT_NOTED)
+        staging, written = self._stage(HistoryStore.records(self, self.origin))
+        if not written:
+            return 0  # nothing to share: Redis stays as it was
+        # A file of a version that did not note the time counts as the oldest.
+        self._swap(staging, written, None if kinds == _NOT_NOTED else kinds, ours or 0.0)
+        logger.info("Crawl history: %s record(s) of %s put in Redis from %s", written, self.origin, self.path)
+        return written
+
+    def _stage(self, records: Iterable[PageRecord]) -> tuple[str, int]:
+        """Write ``records`` under a key of their own (returned, with how many)."""
+        staging = f"{self.past}:new:{secrets.token_hex(4)}"
+        pipe = self.redis.pipeline(transaction=False)
+        written = 0
+        try:
+            for record in records:
+                pipe.hset(staging, record.url, pack_record(record))
+                written += 1
+                if written % _BATCH == 0:
+                    pipe.execute()
+            pipe.execute()
+        except BaseException:
+            self.redis.delete(staging)
+            raise
+        return staging, written
+
+    def _swap(self, staging: str, written: int, kinds: str | None, published: float) -> None:
+        """The staged records become the shared ones, with their meta, in one transaction."""
+        swap = self.redis.pipeline(transaction=True)
+        if written:
+            swap.rename(staging, self.past)
+        else:
+            swap.delete(self.past)
+        swap.delete(self.meta)
+        swap.hset(self.meta, "published_at", repr(published))
+        if kinds is not None:
+            swap.hset(self.meta, "kinds", kinds)
+        try:
+            swap.execute()
+        except BaseException:
+            self.redis.delete(staging)
+            raise
+
+    # --- what the crawl reads: Redis's copy ----------------------------------------------------
+    def get(self, url: str) -> PageRecord | None:
+        data = self.redis.hget(self.past, url)
+        return None if data is None else unpack_record(cast(bytes, data))
+
+    def records(self, origin: str | None = None) -> Iterator[PageRecord]:
+        for _url, data in self.redis.hscan_iter(self.past, count=_BATCH):
+            yield unpack_record(cast(bytes, data))
+
+    def __len__(self) -> int:
+        return int(self.redis.hlen(self.past))
+
+    def extension_kinds(self, origin: str, default: str) -> str:
+        kinds = self.redis.hget(self.meta, "kinds")
+        return default if kinds is None else cast(bytes, kinds).decode()
+
+    def published_at(self, origin: str) -> float | None:
+        value = self.redis.hget(self.meta, "published_at")
+        return None if value is None else float(value)
+
+    # --- the publisher's commit: its file, then Redis ---------------------------------------------
+    def commit(self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None) -> int:
+        noted: list[str] = []
+        staged: list[tuple[str, int]] = []
+
+        def kinds_once() -> str:
+            assert kinds is not None
+            noted.append(kinds())
+            return noted[0]
+
+        def into_redis_too() -> Iterator[PageRecord]:
+            # The file's transaction reads the records once; Redis gets them as they pass.
+            pipe = self.redis.pipeline(transaction=False)
+            staging = f"{self.past}:new:{secrets.token_hex(4)}"
+            staged.append((staging, 0))
+            written = 0
+            for record in records:
+                pipe.hset(staging, record.url, pack_record(record))
+                written += 1
+                staged[0] = (staging, written)
+                if written % _BATCH == 0:
+                    pipe.execute()
+                yield record
+            pipe.execute()
+
+        try:
+            written = super().commit(into_redis_too(), origin, kinds_once if kinds is not None else None)
+        except BaseException:
+            for staging, _ in staged:
+                self.redis.delete(staging)
+            raise
+        staging, count = staged[0] if staged else ("", 0)
+        self._swap(staging, count, noted[0] if noted else None, HistoryStore.published_at(self, origin) or time.time())
+        return written
