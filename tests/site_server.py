@@ -99,8 +99,10 @@ class SiteServer(ThreadingHTTPServer):
         self,
         routes: Mapping[str, Route] | None = None,
         dynamic: Iterable[tuple[re.Pattern[str], Responder]] = (),
+        host: str = "127.0.0.1",
     ) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__((host, 0), _Handler)
+        self.host = host
         self.routes: dict[str, Route] = dict(routes or {})
         self.dynamic: list[tuple[re.Pattern[str], Responder]] = list(dynamic)
         self._lock = threading.Lock()
@@ -117,8 +119,8 @@ class SiteServer(ThreadingHTTPServer):
 
     @property
     def origin(self) -> str:
-        """``http://127.0.0.1:PORT`` (no trailing slash)."""
-        return f"http://127.0.0.1:{self.port}"
+        """``http://127.0.0.1:PORT`` (no trailing slash; another address when the server was given one)."""
+        return f"http://{self.host}:{self.port}"
 
     def serve(self, spec: SiteSpec) -> None:
         """Serve a fixture site (replaces the route table)."""

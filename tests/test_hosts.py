@@ -1,0 +1,120 @@
+"""A shared crawl on separate hosts (#29): each worker in its own network and mount namespace.
+
+No disk is shared (tests/hosts.py): the history every worker reads is Redis's, and the set is
+written by the worker that publishes, on its host. The result must be what one process
+publishes, and the second crawl must get its 304s on every host, also on hosts that never
+published (they have no history file at all).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.crawl_fixtures import RunningSite, run_crawl
+from tests.generated_site import build_generated_site
+from tests.hosts import Host, HostNetwork, namespaces_work
+from tests.site_server import SiteServer
+from tests.sitemap_check import read_sitemap_set
+from tests.test_crawl import assert_same_entries, without_traps
+
+_WHY_NOT = namespaces_work()
+pytestmark = [
+    pytest.mark.slow,
+    # CI runs as root with iproute2: there the test runs, and fails if it cannot build the hosts.
+    pytest.mark.skipif(_WHY_NOT is not None and not os.environ.get("CI"), reason=str(_WHY_NOT)),
+]
+
+PAGES = 2000
+SHARED = {"SITEMAP_REDIS_IDLE_SECONDS": "1", "SITEMAP_REDIS_LEASE_SECONDS": "3"}
+
+
+@pytest.fixture
+def network(tmp_path: Path) -> Iterator[tuple[HostNetwork, RunningSite]]:
+    with HostNetwork(tmp_path / "hosts") as net, SiteServer(host=net.site_address) as server:
+        server.validators = True  # ETags and 304s, as nginx gives
+        spec = build_generated_site(server.origin, PAGES)
+        server.serve(spec)
+        yield net, RunningSite(spec=spec, server=server, decoy=server)
+
+
+def _stat(log: str, name: str) -> int:
+    found = re.search(rf"'{re.escape(name)}': (\d+)", log)
+    return int(found.group(1)) if found else 0
+
+
+def _crawl(hosts: list[Host], site: RunningSite, redis_url: str, run: str) -> list[tuple[Host, int, str]]:
+    settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED}
+    started = [(host, host.crawl(site.start_url, settings, host.folder.parent / f"{host.name}-{run}.log")) for host in hosts]
+    return [(host, process.wait(timeout=300), (host.folder.parent / f"{host.name}-{run}.log").read_text())
+            for host, process in started]  # fmt: skip
+
+
+def _publisher(results: list[tuple[Host, int, str]]) -> Host:
+    logs = [log[-3000:] for _, _, log in results]
+    assert [code for _, code, _ in results] == [0] * len(results), logs
+    published = [host for host, _, log in results if "Sitemap published:" in log]
+    assert len(published) == 1, logs
+    return published[0]
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_three_hosts_crawl_twice_as_one_process_and_get_their_304s_everywhere(
+    network: tuple[HostNetwork, RunningSite], tmp_path: Path
+) -> None:
+    net, site = network
+    single = run_crawl(site.start_url, tmp_path / "single", "-a", "render=never", timeout=300)
+    assert single.returncode == 0, single.describe()
+    redis_url = net.start_redis()
+    hosts = [net.host() for _ in range(3)]
+
+    first = _crawl(hosts, site, redis_url, "1")
+    publisher = _publisher(first)
+    assert_same_entries(without_traps(site.spec, read_sitemap_set(publisher.folder / "sitemaps", site.server.origin + "/")),
+                        site.spec.expected_listed())  # fmt: skip
+    assert _files(publisher.folder / "sitemaps") == single.files()
+    assert sum(_stat(log, "scheduler/dequeued/redis") > 0 for _, _, log in first) >= 2, "the work was not shared"
+    # Only the publisher has a history file: the others' hosts kept nothing of it.
+    assert [(host.folder / "history.sqlite").exists() for host in hosts] == [host is publisher for host in hosts]
+
+    second = _crawl(hosts, site, redis_url, "2")
+    publisher2 = _publisher(second)
+    assert _files(publisher2.folder / "sitemaps") == single.files()
+    fetched = sum(_stat(log, "downloader/response_count") for _, _, log in second)
+    not_modified = sum(_stat(log, "downloader/response_status_count/304") for _, _, log in second)
+    print(f"\nsecond crawl: {not_modified} of {fetched} responses were 304s;"
+          f" per host {[_stat(log, 'downloader/response_status_count/304') for _, _, log in second]}")  # fmt: skip
+    assert not_modified >= 0.85 * fetched, (not_modified, fetched)
+    for host, _, log in second:
+        if _stat(log, "scheduler/dequeued/redis") > 20:
+            assert _stat(log, "downloader/response_status_count/304") > 0, (host.name, log[-3000:])
+
+
+def test_a_host_powered_off_mid_crawl_loses_nothing(network: tuple[HostNetwork, RunningSite], tmp_path: Path) -> None:
+    net, site = network
+    redis_url = net.start_redis()
+    hosts = [net.host() for _ in range(3)]
+    settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED, "DOWNLOAD_DELAY": "0.01"}
+    logs = [host.folder.parent / f"{host.name}.log" for host in hosts]
+    processes = [host.crawl(site.start_url, settings, log) for host, log in zip(hosts, logs, strict=True)]
+    victim = hosts[2]
+    deadline = time.monotonic() + 120
+    while len(site.server.requests) < PAGES // 3:  # well into the crawl
+        assert time.monotonic() < deadline and processes[2].poll() is None, logs[2].read_text()[-3000:]
+        time.sleep(0.05)
+    victim.power_off()
+    codes = [process.wait(timeout=300) for process in processes[:2]]
+    texts = [log.read_text() for log in logs[:2]]
+    assert codes == [0, 0], [text[-3000:] for text in texts]
+    published = [host for host, text in zip(hosts[:2], texts, strict=True) if "Sitemap published:" in text]
+    assert len(published) == 1, [text[-3000:] for text in texts]
+    urls = read_sitemap_set(published[0].folder / "sitemaps", site.server.origin + "/")
+    assert_same_entries(without_traps(site.spec, urls), site.spec.expected_listed())
