@@ -30,7 +30,7 @@ pytestmark = [
     pytest.mark.skipif(_WHY_NOT is not None and not os.environ.get("CI"), reason=str(_WHY_NOT)),
 ]
 
-PAGES = 2000
+PAGES = 1200
 SHARED = {"SITEMAP_REDIS_IDLE_SECONDS": "1", "SITEMAP_REDIS_LEASE_SECONDS": "3"}
 
 
@@ -98,23 +98,59 @@ def test_three_hosts_crawl_twice_as_one_process_and_get_their_304s_everywhere(
             assert _stat(log, "downloader/response_status_count/304") > 0, (host.name, log[-3000:])
 
 
-def test_a_host_powered_off_mid_crawl_loses_nothing(network: tuple[HostNetwork, RunningSite], tmp_path: Path) -> None:
+def test_a_host_powered_off_mid_crawl_loses_nothing(network: tuple[HostNetwork, RunningSite]) -> None:
     net, site = network
-    redis_url = net.start_redis()
+    hosts, logs, processes = _start_three(net, site, net.start_redis())
+    _wait_for_requests(site, PAGES // 3, logs)  # well into the crawl
+    assert processes[2].poll() is None, logs[2].read_text()[-3000:]
+    hosts[2].power_off()  # its leases expire; the other hosts fetch what it held
+    _assert_exact(site, hosts[:2], logs[:2], processes[:2])
+
+
+def _start_three(net: HostNetwork, site: RunningSite, redis_url: str) -> tuple[list[Host], list[Path], list]:
     hosts = [net.host() for _ in range(3)]
     settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED, "DOWNLOAD_DELAY": "0.01"}
     logs = [host.folder.parent / f"{host.name}.log" for host in hosts]
-    processes = [host.crawl(site.start_url, settings, log) for host, log in zip(hosts, logs, strict=True)]
-    victim = hosts[2]
+    return hosts, logs, [host.crawl(site.start_url, settings, log) for host, log in zip(hosts, logs, strict=True)]
+
+
+def _wait_for_requests(site: RunningSite, count: int, logs: list[Path]) -> None:
     deadline = time.monotonic() + 120
-    while len(site.server.requests) < PAGES // 3:  # well into the crawl
-        assert time.monotonic() < deadline and processes[2].poll() is None, logs[2].read_text()[-3000:]
+    while len(site.server.requests) < count:
+        assert time.monotonic() < deadline, [log.read_text()[-2000:] for log in logs]
         time.sleep(0.05)
-    victim.power_off()
-    codes = [process.wait(timeout=300) for process in processes[:2]]
-    texts = [log.read_text() for log in logs[:2]]
-    assert codes == [0, 0], [text[-3000:] for text in texts]
-    published = [host for host, text in zip(hosts[:2], texts, strict=True) if "Sitemap published:" in text]
+
+
+def _assert_exact(site: RunningSite, hosts: list[Host], logs: list[Path], processes: list) -> None:
+    codes = [process.wait(timeout=300) for process in processes]
+    texts = [log.read_text() for log in logs]
+    assert codes == [0] * len(codes), [text[-3000:] for text in texts]
+    published = [host for host, text in zip(hosts, texts, strict=True) if "Sitemap published:" in text]
     assert len(published) == 1, [text[-3000:] for text in texts]
     urls = read_sitemap_set(published[0].folder / "sitemaps", site.server.origin + "/")
     assert_same_entries(without_traps(site.spec, urls), site.spec.expected_listed())
+
+
+def test_a_host_cut_off_for_20_seconds_comes_back_and_loses_nothing(network: tuple[HostNetwork, RunningSite]) -> None:
+    net, site = network
+    hosts, logs, processes = _start_three(net, site, net.start_redis())
+    _wait_for_requests(site, PAGES // 4, logs)
+    hosts[2].cut(True)  # neither Redis nor the site answers it; the others take its leases back
+    time.sleep(20)
+    hosts[2].cut(False)
+    _assert_exact(site, hosts, logs, processes)
+    cut = logs[2].read_text()
+    assert "Redis does not answer" in cut and "Redis answers again" in cut, cut[-3000:]
+
+
+def test_redis_restarted_mid_crawl_with_its_appendonly_file_is_waited_out(network: tuple[HostNetwork, RunningSite]) -> None:
+    net, site = network
+    hosts, logs, processes = _start_three(net, site, net.start_redis(appendonly=True))
+    _wait_for_requests(site, PAGES // 3, logs)
+    assert net.redis is not None
+    net.redis.kill()  # SIGKILL: what Redis has is what its appendonly file holds
+    net.redis.wait()
+    time.sleep(3)
+    net.start_redis(appendonly=True)
+    _assert_exact(site, hosts, logs, processes)
+    assert any("Redis answers again" in log.read_text() for log in logs)
