@@ -122,3 +122,38 @@ def test_the_newest_history_is_the_one_shared(tmp_path: Path, redis_url: str) ->
     assert first.commit([], origin, lambda: "h") == 0 and len(first) == 0
     for store in (older, newer, empty, first, second):
         store.close()
+
+
+def test_workers_started_together_share_the_newest_file_whichever_swaps_last(tmp_path: Path, redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    origin = "https://site.test"
+    keys = CrawlKeys(origin)
+    files = {}
+    for name, etag in (("older", '"old"'), ("newer", '"new"')):
+        store = HistoryStore(tmp_path / f"{name}.sqlite")
+        store.commit([_record(origin + "/a", etag)], origin, lambda: "h")
+        store.close()
+        files[name] = SharedHistory(tmp_path / f"{name}.sqlite", client, keys, origin)
+        time.sleep(0.01)
+    # Both read "Redis has none" before either swaps; the newer one swaps first.
+    staged = {name: history._stage(HistoryStore.records(history, origin)) for name, history in files.items()}
+    published = {name: HistoryStore.published_at(history, origin) or 0.0 for name, history in files.items()}
+    assert files["newer"]._swap(*staged["newer"], "h", published["newer"], only_if_newer=True)
+    assert not files["older"]._swap(*staged["older"], "h", published["older"], only_if_newer=True)
+    assert (files["older"].get(origin + "/a") or _record("", "")).etag == '"new"'
+    assert [key.decode() for key in client.keys(keys.past + ":new:*")] == []
+    # A crawl under way, or stopped to be resumed, reads what it read: no worker loads then.
+    client.hset(keys.meta, "status", "running")
+    assert files["newer"].crawl_running()
+
+
+def test_a_commit_redis_cannot_take_is_reported_and_leaves_the_history_as_it_was(tmp_path: Path, redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    origin = "https://site.test"
+    history = SharedHistory(tmp_path / "h.sqlite", client, CrawlKeys(origin), origin)
+    history.commit([_record(origin + "/a", '"a"')], origin, lambda: "h")
+    client.shutdown(nosave=True)  # Redis gone before the publisher commits
+    with pytest.raises(OSError, match="Redis"):  # crawl_end.py reports it as history_not_updated
+        history.commit([_record(origin + "/b", '"b"')], origin, lambda: "h")
+    # The records go to Redis as the file's transaction reads them: its failure rolls the file back.
+    assert [r.url for r in HistoryStore(tmp_path / "h.sqlite").records(origin)] == [origin + "/a"]

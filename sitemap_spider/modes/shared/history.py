@@ -41,6 +41,24 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder().decode
 #: Stands for "the file does not note the kinds" (a history of a version before the note).
 _NOT_NOTED = "\0"
+#: Seconds a staging key lives if its writer dies before the swap.
+_STAGING_TTL = 3600
+# The swap, in one step: KEYS past, past_meta, staging; ARGV published_at, kinds, kinds noted ("1"),
+# records written ("0": none), only if newer than Redis's ("1": a load, not a commit). -> 1 if swapped.
+# The old records are unlinked (freed in the background), not deleted in the swap's step.
+_SWAP = """
+local theirs = redis.call('HGET', KEYS[2], 'published_at')
+if ARGV[5] == '1' and theirs and tonumber(theirs) >= tonumber(ARGV[1]) then
+  redis.call('UNLINK', KEYS[3])
+  return 0
+end
+redis.call('UNLINK', KEYS[1])
+if ARGV[4] ~= '0' then redis.call('RENAME', KEYS[3], KEYS[1]) end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], 'published_at', ARGV[1])
+if ARGV[3] == '1' then redis.call('HSET', KEYS[2], 'kinds', ARGV[2]) end
+return 1
+"""
 
 
 def pack_record(record: PageRecord) -> bytes:
@@ -60,13 +78,12 @@ class SharedHistory(HistoryStore):
         self.past = keys.past
         self.meta = keys.past_meta
         self.crawl_meta = keys.meta
-        self.workers = keys.workers
+        self._swap_script = client.register_script(_SWAP)
         self.origin = origin
 
     def crawl_running(self) -> bool:
-        """Whether the crawl is under way with a worker alive: one that joins it must not change what it reads."""
-        status = self.redis.hget(self.crawl_meta, "status")
-        return status in (b"running", b"ending") and bool(self.redis.zcard(self.workers))
+        """Whether the crawl is unfinished (running, or stopped to be resumed): what it reads must not change."""
+        return self.redis.hget(self.crawl_meta, "status") in (b"running", b"ending")
 
     def load(self) -> int:
         """Put this worker's file's records in Redis unless Redis holds as new ones; how many were put."""
@@ -78,8 +95,10 @@ class SharedHistory(HistoryStore):
         staging, written = self._stage(HistoryStore.records(self, self.origin))
         if not written:
             return 0  # nothing to share: Redis stays as it was
-        # A file of a version that did not note the time counts as the oldest.
-        self._swap(staging, written, None if kinds == _NOT_NOTED else kinds, ours or 0.0)
+        # A file of a version that did not note the time counts as the oldest. Workers started
+        # together compare again in the swap's step: the newest file wins, whichever swaps last.
+        if not self._swap(staging, written, None if kinds == _NOT_NOTED else kinds, ours or 0.0, only_if_newer=True):
+            return 0
         logger.info("Crawl history: %s record(s) of %s put in Redis from %s", written, self.origin, self.path)
         return written
 
@@ -92,29 +111,23 @@ class SharedHistory(HistoryStore):
             for record in records:
                 pipe.hset(staging, record.url, pack_record(record))
                 written += 1
+                if written == 1:
+                    pipe.expire(staging, _STAGING_TTL)
                 if written % _BATCH == 0:
                     pipe.execute()
             pipe.execute()
         except BaseException:
-            self.redis.delete(staging)
+            _forget(self.redis, staging)
             raise
         return staging, written
 
-    def _swap(self, staging: str, written: int, kinds: str | None, published: float) -> None:
-        """The staged records become the shared ones, with their meta, in one transaction."""
-        swap = self.redis.pipeline(transaction=True)
-        if written:
-            swap.rename(staging, self.past)
-        else:
-            swap.delete(self.past)
-        swap.delete(self.meta)
-        swap.hset(self.meta, "published_at", repr(published))
-        if kinds is not None:
-            swap.hset(self.meta, "kinds", kinds)
+    def _swap(self, staging: str, written: int, kinds: str | None, published: float, only_if_newer: bool = False) -> bool:
+        """The staged records become the shared ones, with their meta, in one step; False if Redis's were newer."""
+        args = [repr(published), kinds or "", "0" if kinds is None else "1", str(written), "1" if only_if_newer else "0"]
         try:
-            swap.execute()
+            return bool(self._swap_script(keys=[self.past, self.meta, staging], args=args))
         except BaseException:
-            self.redis.delete(staging)
+            _forget(self.redis, staging)
             raise
 
     # --- what the crawl reads: Redis's copy ----------------------------------------------------
@@ -157,6 +170,8 @@ class SharedHistory(HistoryStore):
                 pipe.hset(staging, record.url, pack_record(record))
                 written += 1
                 staged[0] = (staging, written)
+                if written == 1:
+                    pipe.expire(staging, _STAGING_TTL)
                 if written % _BATCH == 0:
                     pipe.execute()
                 yield record
@@ -164,10 +179,25 @@ class SharedHistory(HistoryStore):
 
         try:
             written = super().commit(into_redis_too(), origin, kinds_once if kinds is not None else None)
+            staging, count = staged[0] if staged else ("", 0)
+            published = HistoryStore.published_at(self, origin) or time.time()
+            self._swap(staging, count, noted[0] if noted else None, published)
+        except redis.RedisError as exc:
+            for staging, _ in staged:
+                _forget(self.redis, staging)
+            # The publish reports a history it could not update as it does a disk's failure (crawl_end.py).
+            # The file may hold the new records already: the next crawl started on this host shares them.
+            raise OSError(f"Redis: {exc}; Redis's copy of the crawl history was not updated") from exc
         except BaseException:
             for staging, _ in staged:
-                self.redis.delete(staging)
+                _forget(self.redis, staging)
             raise
-        staging, count = staged[0] if staged else ("", 0)
-        self._swap(staging, count, noted[0] if noted else None, HistoryStore.published_at(self, origin) or time.time())
         return written
+
+
+def _forget(client: redis.Redis, staging: str) -> None:
+    """Remove a staging key after a failure; if Redis cannot be reached, its expiry removes it."""
+    try:
+        client.unlink(staging)
+    except redis.RedisError:
+        pass
