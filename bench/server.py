@@ -50,7 +50,7 @@ http {{
     uwsgi_temp_path {work}/uwsgi;
     scgi_temp_path {work}/scgi;
     server {{
-        listen 127.0.0.1:{port};
+        listen {host}:{port};
         root {root};
         index index.html;
 {redirects}
@@ -65,32 +65,32 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _wait_for(port: int, timeout: float = 10.0) -> None:
+def _wait_for(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            with socket.create_connection((host, port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"the server did not listen on 127.0.0.1:{port} within {timeout} s")
+    raise RuntimeError(f"the server did not listen on {host}:{port} within {timeout} s")
 
 
 @contextmanager
-def nginx(root: Path, redirects: dict[str, str], work: Path) -> Iterator[str]:
-    """Serve ``root`` with nginx (one worker: the crawler needs the other core)."""
+def nginx(root: Path, redirects: dict[str, str], work: Path, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve ``root`` with nginx (one worker: the crawler needs the other core) on ``host``."""
     assert NGINX is not None
     work.mkdir(parents=True, exist_ok=True)
     port = free_port()
     lines = "\n".join(f"        location = {old} {{ return 301 {new}; }}" for old, new in redirects.items())
     conf = work / "nginx.conf"
-    conf.write_text(_NGINX_CONF.format(work=work, port=port, root=root, redirects=lines))
+    conf.write_text(_NGINX_CONF.format(work=work, host=host, port=port, root=root, redirects=lines))
     if os.geteuid() == 0:  # nginx would switch its worker to "nobody"; keep it able to read the site
         conf.write_text("user root;\n" + conf.read_text())
     process = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(work)], stderr=subprocess.PIPE)
     try:
-        _wait_for(port)
-        yield f"http://127.0.0.1:{port}"
+        _wait_for(port, host=host)
+        yield f"http://{host}:{port}"
     finally:
         process.send_signal(signal.SIGQUIT)  # graceful stop of master and worker
         try:

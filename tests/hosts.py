@@ -55,13 +55,17 @@ class Host:
     link: str  # the bridge side of its veth pair: down, the host is cut off
     processes: list[subprocess.Popen[str]] = field(default_factory=list)
 
-    def crawl(self, start_url: str, settings: dict[str, str], log: Path) -> subprocess.Popen[str]:
-        """``scrapy crawl sitemap`` on this host; its output, history and report in its own folder."""
+    def crawl(self, start_url: str, settings: dict[str, str], log: Path, quick: bool = True) -> subprocess.Popen[str]:
+        """``scrapy crawl sitemap`` on this host; its output, history and report in its own folder.
+
+        ``quick``: the tests' short retry pauses (crawl_fixtures.QUICK_RETRIES); a benchmark keeps the defaults.
+        """
         args = [sys.executable, "-m", "scrapy", "crawl", "sitemap", "-a", f"url={start_url}", "-a", "render=never"]
         given = {
             "SITEMAP_OUTPUT_DIR": f"{HOST_DIR}/sitemaps", "SITEMAP_REPORT": f"{HOST_DIR}/report.json",
             "SITEMAP_HISTORY": f"{HOST_DIR}/history.sqlite", "LOG_LEVEL": "INFO",
-            "REMOTE_CONTROL_ENABLED": "False", "TELNETCONSOLE_ENABLED": "False", **QUICK_RETRIES, **settings,
+            "REMOTE_CONTROL_ENABLED": "False", "TELNETCONSOLE_ENABLED": "False",
+            **(QUICK_RETRIES if quick else {}), **settings,
         }  # fmt: skip
         for name, value in given.items():
             args += ["-s", f"{name}={value}"]
