@@ -82,7 +82,7 @@ def test_settings_from_the_command_line_are_converted() -> None:
 
 
 def test_politeness_settings() -> None:
-    retries = {"retry_delay": 1.0, "last_pass_delay": 30.0, "retry_budget": 900.0}
+    retries = {"retry_delay": 0.5, "last_pass_delay": 30.0, "retry_budget": 900.0}
     assert config().politeness == PolitenessConfig(60.0, 120.0, retry_times=5, **retries)
     conf = config(SITEMAP_MAX_CRAWL_DELAY="0", SITEMAP_MAX_BACKOFF="2.5", SITEMAP_RETRY_TIMES="0")
     assert conf.politeness == PolitenessConfig(0.0, 2.5, retry_times=0, **retries)

@@ -115,8 +115,10 @@ def _start_three(net: HostNetwork, site: RunningSite, redis_url: str) -> tuple[l
 
 
 def _wait_for_requests(site: RunningSite, count: int, logs: list[Path]) -> None:
+    """Until the site has served ``count`` requests and every worker has joined the crawl (on a busy
+    machine one may still be starting: a fault then would meet its start-up, not the crawl)."""
     deadline = time.monotonic() + 120
-    while len(site.server.requests) < count:
+    while len(site.server.requests) < count or not all(" as worker " in log.read_text() for log in logs):
         assert time.monotonic() < deadline, [log.read_text()[-2000:] for log in logs]
         time.sleep(0.05)
 

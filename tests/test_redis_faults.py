@@ -23,8 +23,8 @@ from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_si
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import REDIS_SERVER, free_port
 from tests.test_config import config
-from tests.test_resumable import page_fetches, publish_earlier_set, wait_for_fetches
-from tests.test_shared import SHARED, Worker, assert_complete_set, assert_one_publisher
+from tests.test_resumable import publish_earlier_set, wait_for_fetches
+from tests.test_shared import SHARED, Worker
 from tests.test_sigterm import output_listing
 
 pytestmark = pytest.mark.slow
@@ -105,33 +105,9 @@ def finish(workers: list[Worker]) -> tuple[list[int], list[str]]:
     return [code for code, _ in results], [log for _, log in results]
 
 
-def test_a_restart_with_appendonly_loses_nothing(site: RunningSite, tmp_path: Path) -> None:
-    server = RedisServer(tmp_path, appendonly=True)
-    server.start()
-    try:
-        started = time.monotonic()
-        workers = start(site, tmp_path / "crawl", server)
-        wait_for_fetches(site, PAGES // 3, workers[0].process)
-        server.stop()
-        time.sleep(3.0)
-        server.start()
-        codes, logs = finish(workers)
-        seconds = time.monotonic() - started
-    finally:
-        server.stop()
-    assert codes == [0, 0], [log[-3000:] for log in logs]
-    assert any("Redis does not answer" in log for log in logs), "Redis was not restarted mid-crawl"
-    assert_one_publisher(logs)
-    assert_complete_set(site, tmp_path / "crawl" / "sitemaps")
-    fetches = page_fetches(site)
-    again = sum(n - 1 for n in fetches.values() if n > 1)
-    print(
-        f"\nRedis restart (appendonly): {seconds:.1f} s, {again} pages fetched again of {len(fetches)}, "
-        f"peak memory per worker {peak_mb(logs)} MB"
-    )
-
-
-@pytest.mark.parametrize("restarted", [True, False], ids=["restarted-empty", "gone"])
+# Redis restarted with its appendonly file, and Redis gone for good, are tested between separate
+# hosts in tests/test_hosts.py; here, one restarted empty (no persistence).
+@pytest.mark.parametrize("restarted", [True], ids=["restarted-empty"])
 def test_a_lost_redis_publishes_nothing(site: RunningSite, tmp_path: Path, restarted: bool) -> None:
     server = RedisServer(tmp_path, appendonly=False)
     server.start()
