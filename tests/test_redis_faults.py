@@ -105,9 +105,8 @@ def finish(workers: list[Worker]) -> tuple[list[int], list[str]]:
     return [code for code, _ in results], [log for _, log in results]
 
 
-# Redis restarted with its appendonly file, and Redis gone for good, are tested between separate
-# hosts in tests/test_hosts.py; here, one restarted empty (no persistence).
-@pytest.mark.parametrize("restarted", [True], ids=["restarted-empty"])
+# Redis restarted with its appendonly file is tested between separate hosts in tests/test_hosts.py.
+@pytest.mark.parametrize("restarted", [True, False], ids=["restarted-empty", "gone"])
 def test_a_lost_redis_publishes_nothing(site: RunningSite, tmp_path: Path, restarted: bool) -> None:
     server = RedisServer(tmp_path, appendonly=False)
     server.start()
