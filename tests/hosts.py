@@ -16,12 +16,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.crawl_fixtures import QUICK_RETRIES, REPO_ROOT
-from tests.redis_fixtures import REDIS_SERVER
+from tests.redis_fixtures import RedisServer
 
 #: Where a host's working folder is mounted, inside its mount namespace.
 HOST_DIR = "/mnt"
@@ -87,13 +86,16 @@ class Host:
         found = subprocess.run(["ip", "netns", "pids", self.name], capture_output=True, text=True)
         return [int(pid) for pid in found.stdout.split()]
 
-    def power_off(self) -> None:
-        """Every process of the host killed at once, and its namespace gone: nothing it held is given back."""
+    def kill_processes(self) -> None:
         for pid in self.pids():
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+    def power_off(self) -> None:
+        """Every process of the host killed at once, and its namespace gone: nothing it held is given back."""
+        self.kill_processes()
         for process in self.processes:
             process.wait(timeout=30)
         subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
@@ -111,7 +113,7 @@ class HostNetwork:
         self.octet = 20 + os.getpid() % 200
         self.bridge = ""
         self.hosts: list[Host] = []
-        self.redis: subprocess.Popen[bytes] | None = None
+        self.redis: RedisServer | None = None
 
     def address(self, last: int) -> str:
         return f"10.77.{self.octet}.{last}"
@@ -154,38 +156,17 @@ class HostNetwork:
         return host
 
     def start_redis(self, appendonly: bool = False) -> str:
-        """redis-server on its own address (with AOF when asked); its URL."""
-        port = 6379
-        data = self.folder / "redis"
-        data.mkdir(parents=True, exist_ok=True)
-        self.redis = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(port), "--bind", self.address(2), "--save", "",
-             "--appendonly", "yes" if appendonly else "no", "--dir", str(data), "--protected-mode", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        url = f"redis://{self.address(2)}:{port}/0"
-        deadline = time.monotonic() + 10
-        import redis  # noqa: PLC0415 (tests that never start Redis do not need it)
-
-        while True:
-            try:
-                redis.Redis.from_url(url).ping()
-                return url
-            except redis.ConnectionError:
-                assert self.redis.poll() is None, "redis-server did not start"
-                assert time.monotonic() < deadline, "redis-server did not answer"
-                time.sleep(0.05)
+        """redis-server on its own address (with AOF when asked); its URL. ``self.redis`` stops and starts it."""
+        self.redis = RedisServer(self.folder / "redis", appendonly=appendonly, host=self.address(2), port=6379)
+        self.redis.directory.mkdir(parents=True, exist_ok=True)
+        self.redis.start()
+        return self.redis.url
 
     def __exit__(self, *exc: object) -> None:
         for host in self.hosts:
-            for pid in host.pids():
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            host.kill_processes()
             subprocess.run(["ip", "netns", "del", host.name], capture_output=True)
         if self.redis is not None:
             self.redis.kill()
-            self.redis.wait()
         if self.bridge:
             subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)

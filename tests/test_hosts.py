@@ -151,9 +151,8 @@ def test_redis_restarted_mid_crawl_with_its_appendonly_file_is_waited_out(networ
     _wait_for_requests(site, PAGES // 3, logs)
     assert net.redis is not None
     net.redis.kill()  # SIGKILL: what Redis has is what its appendonly file holds
-    net.redis.wait()
     time.sleep(3)
-    net.start_redis(appendonly=True)
+    net.redis.start()
     _assert_exact(site, hosts, logs, processes)
     assert any("Redis answers again" in log.read_text() for log in logs)
 

@@ -16,12 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 
 from sitemap_spider.config import ConfigError
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_site
 from tests.generated_site import build_generated_site
-from tests.redis_fixtures import REDIS_SERVER, free_port
+from tests.redis_fixtures import RedisServer
 from tests.test_config import config
 from tests.test_resumable import publish_earlier_set, wait_for_fetches
 from tests.test_shared import SHARED, Worker
@@ -30,44 +29,6 @@ from tests.test_sigterm import output_listing
 pytestmark = pytest.mark.slow
 
 PAGES = 1500
-
-
-class RedisServer:
-    """A redis-server on a fixed port and directory that a test can stop and start again."""
-
-    def __init__(self, directory: Path, *, appendonly: bool) -> None:
-        self.port = free_port()
-        self.directory = directory
-        self.appendonly = appendonly
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes" if self.appendonly else "no", "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:  # still starting (or loading its append-only file)
-                assert self.process.poll() is None, "redis-server did not start"
-                assert time.monotonic() < deadline, "redis-server did not answer"
-                time.sleep(0.05)
-        client.close()
-
-    def stop(self) -> None:
-        """SIGTERM: a clean shutdown, as `systemctl restart redis` does (the append-only file is flushed)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=20)
 
 
 @pytest.fixture

@@ -85,11 +85,16 @@ class HistoryStore:
         for row in rows:
             yield PageRecord.from_row(row)
 
+    def _meta(self, key: str) -> str | None:
+        """A value of the meta table; None when it is not there (or there is no file)."""
+        db = self._reader()
+        row = None if db is None else db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
     def published_at(self, origin: str) -> float | None:
         """When ``origin``'s records were last committed; None if never (or by a version that did not note it)."""
-        db = self._reader()
-        row = None if db is None else db.execute("SELECT value FROM meta WHERE key = ?", (_PUBLISHED + origin,)).fetchone()
-        return None if row is None else float(row[0])
+        value = self._meta(_PUBLISHED + origin)
+        return None if value is None else float(value)
 
     def __len__(self) -> int:
         db = self._reader()
@@ -98,9 +103,8 @@ class HistoryStore:
     def extension_kinds(self, origin: str, default: str) -> str:
         """The extension kinds (RichConfig.kinds) ``origin``'s records were written with, which may
         be none (""); ``default`` when not noted (no history yet, or one kept before they were)."""
-        db = self._reader()
-        row = None if db is None else db.execute("SELECT value FROM meta WHERE key = ?", (_KINDS + origin,)).fetchone()
-        return default if row is None else str(row[0])
+        value = self._meta(_KINDS + origin)
+        return default if value is None else value
 
     def commit(self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None) -> int:
         """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.

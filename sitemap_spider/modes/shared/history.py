@@ -104,22 +104,32 @@ class SharedHistory(HistoryStore):
 
     def _stage(self, records: Iterable[PageRecord]) -> tuple[str, int]:
         """Write ``records`` under a key of their own (returned, with how many)."""
+        staged: list[tuple[str, int]] = []
+        try:
+            for _ in self._staging(records, staged):
+                pass
+        except BaseException:
+            for staging, _written in staged:
+                _forget(self.redis, staging)
+            raise
+        return staged[0]
+
+    def _staging(self, records: Iterable[PageRecord], staged: list[tuple[str, int]]) -> Iterator[PageRecord]:
+        """Pass ``records`` on while writing them under a new key; ``staged`` holds (the key, how many so far)."""
         staging = f"{self.past}:new:{secrets.token_hex(4)}"
+        staged.append((staging, 0))
         pipe = self.redis.pipeline(transaction=False)
         written = 0
-        try:
-            for record in records:
-                pipe.hset(staging, record.url, pack_record(record))
-                written += 1
-                if written == 1:
-                    pipe.expire(staging, _STAGING_TTL)
-                if written % _BATCH == 0:
-                    pipe.execute()
-            pipe.execute()
-        except BaseException:
-            _forget(self.redis, staging)
-            raise
-        return staging, written
+        for record in records:
+            pipe.hset(staging, record.url, pack_record(record))
+            written += 1
+            staged[0] = (staging, written)
+            if written == 1:
+                pipe.expire(staging, _STAGING_TTL)
+            if written % _BATCH == 0:
+                pipe.execute()
+            yield record
+        pipe.execute()
 
     def _swap(self, staging: str, written: int, kinds: str | None, published: float, only_if_newer: bool = False) -> bool:
         """The staged records become the shared ones, with their meta, in one step; False if Redis's were newer."""
@@ -160,25 +170,8 @@ class SharedHistory(HistoryStore):
             noted.append(kinds())
             return noted[0]
 
-        def into_redis_too() -> Iterator[PageRecord]:
-            # The file's transaction reads the records once; Redis gets them as they pass.
-            pipe = self.redis.pipeline(transaction=False)
-            staging = f"{self.past}:new:{secrets.token_hex(4)}"
-            staged.append((staging, 0))
-            written = 0
-            for record in records:
-                pipe.hset(staging, record.url, pack_record(record))
-                written += 1
-                staged[0] = (staging, written)
-                if written == 1:
-                    pipe.expire(staging, _STAGING_TTL)
-                if written % _BATCH == 0:
-                    pipe.execute()
-                yield record
-            pipe.execute()
-
         try:
-            written = super().commit(into_redis_too(), origin, kinds_once if kinds is not None else None)
+            written = super().commit(self._staging(records, staged), origin, kinds_once if kinds is not None else None)
             staging, count = staged[0] if staged else ("", 0)
             published = HistoryStore.published_at(self, origin) or time.time()
             self._swap(staging, count, noted[0] if noted else None, published)
