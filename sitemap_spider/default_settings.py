@@ -226,6 +226,8 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 8
 # and the scheduler a request, so Scrapy's 100 (100 asyncio tasks for every page's output)
 # bought nothing and cost about a fifth of a recrawl's CPU.
 CONCURRENT_ITEMS = 1
+# Scrapy's two DEBUG lines a page are not even built when LOG_LEVEL drops them (crawl/log_lines.py).
+LOG_FORMATTER = "sitemap_spider.crawl.log_lines.LevelLogFormatter"
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 0.25
 AUTOTHROTTLE_MAX_DELAY = 30.0

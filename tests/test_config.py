@@ -166,6 +166,51 @@ def test_remote_control_that_is_off_is_not_even_loaded(enabled: str, extensions:
     assert any(name.endswith("PacingAutoThrottle'>") or name.endswith("PacingAutoThrottle") for name in names)
 
 
+@pytest.mark.parametrize(
+    ("user_setting", "referer_kept"),
+    [({}, False), ({"scrapy.spidermiddlewares.referer.RefererMiddleware": 700}, True)],
+)
+def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(user_setting: dict[str, int], referer_kept: bool) -> None:
+    """Referer, URL length and meta-copy checks: a layer each for every request of every page; one the user names stays."""
+    from scrapy.utils.conf import build_component_list
+
+    from sitemap_spider.crawl.spider import SitemapSpider
+
+    settings = Settings()
+    settings.set("SPIDER_MIDDLEWARES", user_setting, priority="project")
+    SitemapSpider.update_settings(settings)
+    names = set(build_component_list(settings.getwithbase("SPIDER_MIDDLEWARES")))
+    assert ("scrapy.spidermiddlewares.referer.RefererMiddleware" in names) is referer_kept
+    assert "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware" not in names
+    assert "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware" not in names
+    # What the crawl relies on stays: depth (DEPTH_LIMIT, DEPTH_PRIORITY), HTTP errors, start requests.
+    assert {"scrapy.spidermiddlewares.depth.DepthMiddleware", "scrapy.spidermiddlewares.httperror.HttpErrorMiddleware",
+            "scrapy.spidermiddlewares.start.StartSpiderMiddleware"} <= names
+
+
+@pytest.mark.parametrize(("level", "per_page"), [("INFO", False), ("WARNING", False), ("DEBUG", True), (10, True), (20, False)])
+def test_the_per_page_debug_lines_are_not_built_when_the_log_level_drops_them(level: str | int, per_page: bool) -> None:
+    from scrapy.http import HtmlResponse, Request
+    from scrapy.utils.test import get_crawler
+
+    from scrapy.logformatter import LogFormatter
+
+    from sitemap_spider.crawl.log_lines import LevelLogFormatter
+    from sitemap_spider.crawl.spider import SitemapSpider
+
+    settings = Settings({"LOG_LEVEL": level})
+    SitemapSpider.update_settings(settings)  # the crawl's LOG_FORMATTER, unless the user names another
+    assert settings["LOG_FORMATTER"] == "sitemap_spider.crawl.log_lines.LevelLogFormatter"
+    formatter = LevelLogFormatter.from_crawler(get_crawler(settings_dict={"LOG_LEVEL": level}))
+    request = Request("https://example.com/a")
+    response = HtmlResponse(request.url, body=b"<html></html>", request=request)
+    assert (formatter.crawled(request, response, None) is not None) is per_page  # type: ignore[arg-type]
+    assert (formatter.scraped({"loc": request.url}, response, None) is not None) is per_page  # type: ignore[arg-type]
+    # Lines above DEBUG (a dropped item, an error) are Scrapy's own, at any level.
+    assert all(getattr(LevelLogFormatter, name) is getattr(LogFormatter, name)
+               for name in ("dropped", "item_error", "spider_error", "download_error"))
+
+
 @pytest.mark.parametrize("value", ["False", "false", "0", "off", "no", "OFF"])
 def test_publish_off_in_any_spelling_picks_the_collecting_mode(value: str) -> None:
     """The mode is chosen from SITEMAP_PUBLISH before SitemapConfig reads it: both read it alike,
