@@ -4,6 +4,7 @@ its features costs at most 2% more per page; wall-clock CPU time here scatters b
 
     .venv/bin/python bench/instructions.py --checkout /tmp/base --checkout /tmp/head
     .venv/bin/python bench/instructions.py --checkout . --pages 100 400 --jobs 2
+    .venv/bin/python bench/instructions.py --small --checkout . --checkout ".::NAME=VALUE;NAME2=VALUE2"
 
 For each checkout (a git worktree of the commit to measure; its own ``sitemap_spider`` is imported,
 since the crawl runs from its directory), the whole default crawl of two generated sites (bench/
@@ -40,7 +41,7 @@ _RESPONSES = re.compile(r"'downloader/response_count': (\d+)")
 _PUBLISHED = re.compile(r"Published \S+: (\d+) URLs")
 
 
-def crawl(checkout: Path, base: str, work: Path, tag: str) -> tuple[int, int, int]:
+def crawl(checkout: Path, settings: list[str], base: str, work: Path, tag: str) -> tuple[int, int, int]:
     """Instructions, responses and URLs published by one crawl of ``base`` under callgrind."""
     out = work / f"out-{tag}"
     log = work / f"{tag}.log"
@@ -50,6 +51,8 @@ def crawl(checkout: Path, base: str, work: Path, tag: str) -> tuple[int, int, in
         "-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LOG_LEVEL=INFO",
         "-s", "SITEMAP_HISTORY=off", "-s", "SITEMAP_WORKERS=1", "-s", f"SITEMAP_OUTPUT_DIR={out}",
     ]
+    for setting in settings:
+        args += ["-s", setting]
     with open(log, "wb") as stream:
         subprocess.run(args, cwd=checkout, stdout=stream, stderr=subprocess.STDOUT, check=False)
     (work / f"{tag}.cg").unlink(missing_ok=True)
@@ -62,35 +65,41 @@ def crawl(checkout: Path, base: str, work: Path, tag: str) -> tuple[int, int, in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--checkout", type=Path, action="append", required=True,
-                        help="a checkout of the commit to measure (repeat for each)")
+    parser.add_argument("--checkout", action="append", required=True,
+                        help="a checkout of the commit to measure (repeat for each); PATH::NAME=VALUE;NAME=VALUE "
+                             "adds settings to its crawls, to price a component on one checkout")
     parser.add_argument("--pages", type=int, nargs=2, default=[100, 400], metavar=("SMALL", "LARGE"))
     parser.add_argument("--jobs", type=int, default=2, help="crawls under callgrind at once (default 2)")
+    parser.add_argument("--small", action="store_true", help="small pages with few links (sitegen's small=True)")
     options = parser.parse_args()
     small, large = options.pages
-    for checkout in options.checkout:
-        compile_project(checkout.resolve())  # compiling the package at import would count too
+    variants = []
+    for spec in options.checkout:
+        path, _, settings = spec.partition("::")
+        variants.append((Path(path).resolve(), [s for s in settings.split(";") if s]))
+    for checkout, _ in variants:
+        compile_project(checkout)  # compiling the package at import would count too
     with tempfile.TemporaryDirectory(prefix="instructions-") as scratch:
         work = Path(scratch)
-        sites = {n: generate(work / f"site-{n}", n) for n in (small, large)}
+        sites = {n: generate(work / f"site-{n}", n, small=options.small) for n in (small, large)}
         with ExitStack() as stack:
             bases = {
                 n: stack.enter_context(serve(site.root, site.redirects, work / f"server-{n}", "nginx")[1])
                 for n, site in sites.items()
             }
-            jobs = [(i, checkout.resolve(), n) for i, checkout in enumerate(options.checkout) for n in (small, large)]
+            jobs = [(i, checkout, settings, n) for i, (checkout, settings) in enumerate(variants) for n in (small, large)]
             with ThreadPoolExecutor(options.jobs) as pool:
                 counts = dict(zip(
-                    [(i, n) for i, _, n in jobs],
-                    pool.map(lambda job: crawl(job[1], bases[job[2]], work, f"{job[0]}-{job[2]}"), jobs),
+                    [(i, n) for i, _, _, n in jobs],
+                    pool.map(lambda job: crawl(job[1], job[2], bases[job[3]], work, f"{job[0]}-{job[3]}"), jobs),
                     strict=True,
                 ))
     print("| checkout | instructions, small site | instructions, large site | responses | URLs | per page (millions) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for i, checkout in enumerate(options.checkout):
+    for i, spec in enumerate(options.checkout):
         (a, ra, ua), (b, rb, ub) = counts[(i, small)], counts[(i, large)]
         per_page = (b - a) / (rb - ra)
-        print(f"| {checkout} | {a:,} | {b:,} | {ra} / {rb} | {ua} / {ub} | {per_page / 1e6:.3f} |")
+        print(f"| {spec} | {a:,} | {b:,} | {ra} / {rb} | {ua} / {ub} | {per_page / 1e6:.3f} |")
 
 
 if __name__ == "__main__":
