@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING
 
 from sitemap_spider.config import ConfigError
 from sitemap_spider.modes.resumable import DurableMode
-from sitemap_spider.modes.shared.crawl import SharedCrawl, check_reachable
+from sitemap_spider.modes.shared.connection import check_reachable
+from sitemap_spider.modes.shared.crawl import SharedCrawl
 from sitemap_spider.modes.shared.history import SharedHistory
 from sitemap_spider.modes.shared.scheduler import SharedScheduler
 

@@ -15,6 +15,18 @@ logger = logging.getLogger(__name__)
 _RETRY_EVERY = 0.5
 
 
+def check_reachable(url: str) -> str | None:
+    """Why the Redis at ``url`` cannot be used, or None when it answers."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=5)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        return str(exc)
+    finally:
+        client.close()
+    return None
+
+
 class PatientRedis(redis.Redis):
     """A Redis client whose commands wait up to ``wait_seconds`` for an unreachable Redis.
 

@@ -37,18 +37,6 @@ logger = logging.getLogger(__name__)
 KEY_PREFIX = "sitemap"
 
 
-def check_reachable(url: str) -> str | None:
-    """Why the Redis at ``url`` cannot be used, or None when it answers."""
-    client = redis.Redis.from_url(url, socket_connect_timeout=5)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        return str(exc)
-    finally:
-        client.close()
-    return None
-
-
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
