@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.config import ConfigError
+from sitemap_spider.modes.shared.connection import PatientRedis, RedisLost
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import RedisServer
@@ -94,6 +96,35 @@ def test_a_lost_redis_publishes_nothing(site: RunningSite, tmp_path: Path, resta
         f"\nRedis {'restarted empty' if restarted else 'gone'}: both workers stopped {seconds:.1f} s later, "
         f"peak memory per worker {peak_mb(logs)} MB"
     )
+
+
+def test_a_pipeline_waits_for_redis_and_gives_up_as_a_command_does(tmp_path: Path) -> None:
+    """A batch of commands (the report's counts, the history's records) is no way around the wait:
+    it waits out a restart, and Redis gone for longer stops the crawl as a command does."""
+    server = RedisServer(tmp_path, appendonly=False)
+    server.start()
+    failures: list[str] = []
+    client = PatientRedis.connect(server.url, 3.0, failures.append)
+    restart = threading.Timer(1.0, server.start)
+    try:
+        client.ping()
+        server.stop()
+        restart.start()
+        pipe = client.pipeline(transaction=False)
+        pipe.hincrby("counts", "fetched", 2)
+        assert pipe.execute() == [2] and client.hget("counts", "fetched") == b"2" and failures == []
+        server.kill()
+        pipe.hincrby("counts", "fetched", 1)
+        with pytest.raises(RedisLost):
+            pipe.execute()
+        assert len(failures) == 1 and "(SITEMAP_REDIS_WAIT_SECONDS)" in failures[0], failures
+        with pytest.raises(RedisLost):  # at once, from now on
+            client.ping()
+    finally:
+        restart.cancel()
+        restart.join()
+        client.close()
+        server.kill()
 
 
 @pytest.mark.parametrize("value", ["-1", "soon", "7200"])

@@ -5,14 +5,17 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import redis
+from redis.client import Pipeline
 
 logger = logging.getLogger(__name__)
 
 # How often a command is tried again while Redis does not answer.
 _RETRY_EVERY = 0.5
+
+_T = TypeVar("_T")
 
 
 def check_reachable(url: str) -> str | None:
@@ -27,14 +30,19 @@ def check_reachable(url: str) -> str | None:
     return None
 
 
+class RedisLost(redis.ConnectionError):
+    """Raised by every command once :class:`PatientRedis` has given up on Redis (its ``failure``)."""
+
+
 class PatientRedis(redis.Redis):
     """A Redis client whose commands wait up to ``wait_seconds`` for an unreachable Redis.
 
     A restart or a network blip of a few seconds costs a pause: the command is tried
     again every half second, blocking this worker, which can do nothing without Redis
     anyway. Once the wait runs out, :attr:`failure` says why, ``on_failure`` is told,
-    and every later command fails at once: the crawl stops and publishes nothing,
-    rather than go on with entries or links that could not be stored.
+    and every later command fails at once (:class:`RedisLost`): the crawl stops and
+    publishes nothing, rather than go on with entries or links that could not be stored.
+    A pipeline's batch waits and fails as a command does (:class:`PatientPipeline`).
     """
 
     wait_seconds: float = 30.0
@@ -57,12 +65,20 @@ class PatientRedis(redis.Redis):
                 self.on_failure(why)
 
     def execute_command(self, *args: Any, **options: Any) -> Any:
+        run = super().execute_command
+        return self.patiently(lambda: run(*args, **options))  # type: ignore[no-untyped-call]
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> PatientPipeline:
+        return PatientPipeline(self, transaction, shard_hint)
+
+    def patiently(self, call: Callable[[], _T]) -> _T:
+        """``call`` (a command, or a pipeline's batch), tried again while Redis does not answer."""
         if self.failure is not None:
-            raise redis.ConnectionError(self.failure)
+            raise RedisLost(self.failure)
         started: float | None = None
         while True:
             try:
-                result = super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+                result = call()
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 now = time.monotonic()
                 if started is None:
@@ -73,9 +89,30 @@ class PatientRedis(redis.Redis):
                     )  # fmt: skip
                 if now - started >= self.wait_seconds:
                     self.fail(f"Redis did not answer for {self.wait_seconds:g} s (SITEMAP_REDIS_WAIT_SECONDS): {exc}")
-                    raise
+                    raise RedisLost(self.failure) from exc
                 time.sleep(min(_RETRY_EVERY, self.wait_seconds - (now - started)))
             else:
                 if started is not None:
                     logger.warning("Redis answers again after %.1f s", time.monotonic() - started)
                 return result
+
+
+class PatientPipeline(Pipeline):
+    """A pipeline of :class:`PatientRedis`: its batch waits for Redis, or fails, as a command does.
+
+    A batch cut off by a lost connection is sent again whole, as a command is.
+    """
+
+    def __init__(self, client: PatientRedis, transaction: bool, shard_hint: Any) -> None:
+        super().__init__(client.connection_pool, client.response_callbacks, transaction, shard_hint)
+        self._patient = client
+
+    def execute(self, raise_on_error: bool = True) -> list[Any]:
+        batch = list(self.command_stack)
+        run = super().execute
+
+        def send() -> list[Any]:
+            self.command_stack = list(batch)  # Pipeline.execute empties it, whether it went out or not
+            return run(raise_on_error)
+
+        return self._patient.patiently(send)
