@@ -4,7 +4,8 @@ A real redis-server is really stopped and started again on the same port mid-cra
 - with ``appendonly yes`` the crawl survives the restart and publishes the whole set;
 - without persistence Redis comes back empty: the workers stop with a clear error and
   the set published before stays byte for byte;
-- gone for longer than SITEMAP_REDIS_WAIT_SECONDS: the same.
+- gone for longer than SITEMAP_REDIS_WAIT_SECONDS: the same, also for a worker whose page in
+  flight comes in after Redis is gone, its links to be scheduled.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ from sitemap_spider.modes.shared.connection import PatientRedis, RedisLost
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import RedisServer
+from tests.site_server import HTML, SiteServer, html_page, links
+from tests.site_spec import Route, SiteRequest, SiteSpec
 from tests.test_config import config
 from tests.test_resumable import publish_earlier_set, wait_for_fetches
 from tests.test_shared import SHARED, Worker
@@ -39,9 +42,9 @@ def site() -> Iterator[RunningSite]:
         yield running
 
 
-def start(site: RunningSite, directory: Path, server: RedisServer, wait: float = 30.0) -> list[Worker]:
+def start(site: RunningSite, directory: Path, server: RedisServer, wait: float = 30.0, **more: str) -> list[Worker]:
     """Two workers of one shared crawl; they wait ``wait`` s for an unreachable Redis."""
-    settings = {"SITEMAP_REDIS_URL": server.url, "SITEMAP_REDIS_WAIT_SECONDS": str(wait), **SHARED}
+    settings = {"SITEMAP_REDIS_URL": server.url, "SITEMAP_REDIS_WAIT_SECONDS": str(wait), **SHARED, **more}
     args = crawl_command(site.start_url, directory, settings=settings)
     directory.mkdir(parents=True, exist_ok=True)
     workers = []
@@ -58,14 +61,27 @@ def peak_mb(logs: list[str]) -> list[int]:
     return [int(found[-1]) // 2**20 for log in logs if (found := re.findall(r"'memusage/max': (\d+)", log))]
 
 
-def finish(workers: list[Worker]) -> tuple[list[int], list[str]]:
+def finish(workers: list[Worker], timeout: float = 240) -> tuple[list[int | None], list[str]]:
+    """Each worker's exit code (None: still running after ``timeout`` s, then killed) and log."""
+    results: list[tuple[int | None, str]] = []
     try:
-        results = [worker.finish(timeout=240) for worker in workers]
+        for worker in workers:
+            try:
+                results.append(worker.finish(timeout=timeout))
+            except subprocess.TimeoutExpired:
+                results.append((None, worker.log.read_text(encoding="utf-8")))
     finally:
         for worker in workers:
             if worker.process.poll() is None:
                 worker.process.kill()
     return [code for code, _ in results], [log for _, log in results]
+
+
+def wait_until(ready: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not ready():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
 
 
 # Redis restarted with its appendonly file is tested between separate hosts in tests/test_hosts.py.
@@ -125,6 +141,51 @@ def test_a_pipeline_waits_for_redis_and_gives_up_as_a_command_does(tmp_path: Pat
         restart.join()
         client.close()
         server.kill()
+
+
+LINKS = 200
+
+
+def test_a_worker_whose_redis_is_lost_while_it_schedules_a_page_s_links_stops(tmp_path: Path) -> None:
+    """The page a worker is fetching when Redis is lost for good comes in after, its links to be
+    scheduled. The scheduler's error used to escape into Scrapy's engine, which then waited for that
+    page for ever: the worker said it stopped, and never exited."""
+    release = threading.Event()
+
+    def home(_request: SiteRequest) -> Route:
+        release.wait(timeout=60)  # held until Redis is gone
+        body = html_page("Home", links(*(f"/p/{n}" for n in range(LINKS))))
+        return Route(headers=(("Content-Type", HTML),), body=body)
+
+    server = RedisServer(tmp_path, appendonly=False)
+    server.start()
+    with SiteServer(dynamic=[(re.compile("/"), home)]) as site_server:
+        site = RunningSite(spec=SiteSpec(origin=site_server.origin), server=site_server, decoy=site_server)
+        output = tmp_path / "crawl" / "sitemaps"
+        earlier = publish_earlier_set(site, output)
+        try:
+            # No history: the spider's own lookups would meet the lost Redis before the scheduler does.
+            workers = start(site, tmp_path / "crawl", server, wait=3.0, SITEMAP_HISTORY="off")
+
+            def logs_say(text: str) -> bool:
+                return all(text in worker.log.read_text(encoding="utf-8") for worker in workers)
+
+            wait_until(lambda: "/" in site_server.targets("GET") and logs_say(" as worker "), "the crawl did not start")
+            server.kill()  # lost for good
+            wait_until(lambda: logs_say("stops: Redis did not answer"), "the workers did not give up on Redis")
+            release.set()
+            released = time.monotonic()
+            codes, logs = finish(workers, timeout=60)
+            seconds = time.monotonic() - released
+        finally:
+            release.set()
+            server.kill()
+    assert codes == [1, 1], [log[-3000:] for log in logs]
+    assert all("(SITEMAP_REDIS_WAIT_SECONDS)" in log and "Sitemap NOT published" in log for log in logs), [
+        log[-3000:] for log in logs
+    ]
+    assert output_listing(output) == earlier
+    print(f"\nRedis lost with a page in flight: both workers exited {seconds:.1f} s after it came in")
 
 
 @pytest.mark.parametrize("value", ["-1", "soon", "7200"])

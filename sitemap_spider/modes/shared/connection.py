@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 import redis
 from redis.client import Pipeline
@@ -16,6 +17,8 @@ logger = logging.getLogger(__name__)
 _RETRY_EVERY = 0.5
 
 _T = TypeVar("_T")
+_D = TypeVar("_D")
+_P = ParamSpec("_P")
 
 
 def check_reachable(url: str) -> str | None:
@@ -32,6 +35,28 @@ def check_reachable(url: str) -> str | None:
 
 class RedisLost(redis.ConnectionError):
     """Raised by every command once :class:`PatientRedis` has given up on Redis (its ``failure``)."""
+
+
+def unless_lost(default: _D) -> Callable[[Callable[_P, _T]], Callable[_P, _T | _D]]:
+    """For what Scrapy's engine calls for each page (the scheduler, a lease, an entry, a count, the
+    idle check): once Redis is given up on, the call does nothing and returns ``default``.
+
+    ``on_failure`` has stopped the crawl, which publishes nothing. Raised into the engine instead, the
+    error could leave a page's output half scheduled, and Scrapy (2.19) closes the spider only once
+    that page is done: the worker said it stopped, and never exited.
+    """
+
+    def wrap(call: Callable[_P, _T]) -> Callable[_P, _T | _D]:
+        @functools.wraps(call)
+        def unless(*args: _P.args, **kwargs: _P.kwargs) -> _T | _D:
+            try:
+                return call(*args, **kwargs)
+            except RedisLost:
+                return default
+
+        return unless
+
+    return wrap
 
 
 class PatientRedis(redis.Redis):

@@ -23,7 +23,7 @@ from twisted.internet import task
 from sitemap_spider import stats as keys
 from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.engine import wake_engine
-from sitemap_spider.modes.shared.connection import PatientRedis
+from sitemap_spider.modes.shared.connection import PatientRedis, RedisLost, unless_lost
 from sitemap_spider.modes.shared.scripts import register_scripts
 from sitemap_spider.sitemaps import SitemapEntry, entry_from_json, entry_to_json
 
@@ -91,6 +91,7 @@ class SharedCrawl:
         self.time_is_up: Callable[[], None] = lambda: None
         self._tail_told: int | None = None  # the crawl's count of last passes, as this worker last read it
 
+    @unless_lost(None)
     def tell_time_up(self) -> None:
         """This worker ran its last pass: a worker at its own tail runs it too (held.py's time_is_up)."""
         self.redis.incr(self.keys.tail_up)
@@ -116,6 +117,7 @@ class SharedCrawl:
         """Whether this worker queues the start URLs (only the one that started the crawl)."""
         return self.role == "started"
 
+    @unless_lost(None)
     def seeded(self) -> None:
         """The start URLs are queued: from now on an empty queue may mean the end."""
         self.redis.hdel(self.keys.meta, "seeding")
@@ -175,6 +177,7 @@ class SharedCrawl:
             self._leases.discard(replaced)
         return bool(stored)
 
+    @unless_lost(None)
     def done(self, lease: str) -> None:
         """Everything this request led to is stored: its lease ends."""
         self._script["done"](keys=[self.keys.leases, self.keys.meta], args=[lease])
@@ -193,6 +196,7 @@ class SharedCrawl:
         return int(moved)
 
     # --- entries and exclusions, as CrawlState keeps them -------------------------
+    @unless_lost(None)
     def add_entry(self, entry: SitemapEntry) -> None:
         self.redis.hset(self.keys.entries, entry.loc, entry_to_json(entry))
 
@@ -200,6 +204,7 @@ class SharedCrawl:
         for _, value in self.redis.hscan_iter(self.keys.entries):
             yield entry_from_json(value)
 
+    @unless_lost(None)
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         # A page fetched again after a lease ran out is reported once.
         if self.redis.hsetnx(self.keys.exclusions, f"{url}\0{reason}", detail or ""):
@@ -213,6 +218,7 @@ class SharedCrawl:
         # Hash order is arbitrary: sort, so the report does not depend on which worker was first.
         yield from sorted(rows)
 
+    @unless_lost(None)
     def add_problem(self, kind: str, reason: str, page: str, detail: str) -> None:
         # A page fetched again after a lease ran out is reported once.
         self.redis.hsetnx(self.keys.problems, json.dumps([kind, reason, page, detail]), "")
@@ -232,6 +238,7 @@ class SharedCrawl:
         counts = self.redis.hgetall(self.keys.excluded)
         return {_text(reason): int(count) for reason, count in sorted(counts.items())}
 
+    @unless_lost(None)
     def add_counts(self, counts: Mapping[str, int]) -> None:
         """Add this worker's last counts to the crawl's (the report's and the progress line's)."""
         pipe = self.redis.pipeline(transaction=False)
@@ -240,9 +247,14 @@ class SharedCrawl:
         pipe.execute()
 
     def counts(self) -> dict[str, int]:
-        """The counts of every worker of the crawl."""
-        return {_text(key): int(n) for key, n in self.redis.hgetall(self.keys.counts).items()}
+        """The counts of every worker of the crawl (none once Redis is given up on)."""
+        try:
+            counts = self.redis.hgetall(self.keys.counts)
+        except RedisLost:
+            return {}
+        return {_text(key): int(n) for key, n in counts.items()}
 
+    @unless_lost(None)
     def add_observation(self, record: PageRecord) -> None:
         """A page's crawl history record: the worker that publishes commits them all."""
         self.redis.hset(self.keys.history, record.url, record.to_json())
@@ -254,8 +266,10 @@ class SharedCrawl:
     # --- the end ---------------------------------------------------------------
     def on_idle(self, spider: Spider) -> None:
         """spider_idle: keep this worker open until the whole crawl has ended."""
-        if self.failure is not None:
-            return
+        self._idle()  # not itself decorated: Scrapy's signals pass a handler the arguments its code names
+
+    @unless_lost(None)  # given up on Redis: the crawl is stopping (_stop), nothing to decide
+    def _idle(self) -> None:
         # One tail for the crawl (modes/held.py): each last pass of a worker is said once to the others.
         told = int(self.redis.get(self.keys.tail_up) or 0)
         if self._tail_told is None:

@@ -29,6 +29,7 @@ import redis
 
 from sitemap_spider.history.record import PageRecord
 from sitemap_spider.history.store import HistoryStore
+from sitemap_spider.modes.shared.connection import unless_lost
 
 if TYPE_CHECKING:
     from sitemap_spider.modes.shared.crawl import CrawlKeys
@@ -141,6 +142,7 @@ class SharedHistory(HistoryStore):
             raise
 
     # --- what the crawl reads: Redis's copy ----------------------------------------------------
+    @unless_lost(None)  # asked for each link: a crawl that gave up on Redis is stopping
     def get(self, url: str) -> PageRecord | None:
         data = self.redis.hget(self.past, url)
         return None if data is None else unpack_record(cast(bytes, data))

@@ -10,6 +10,7 @@ from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
 from sitemap_spider import request_meta as meta
+from sitemap_spider.modes.shared.connection import unless_lost
 from sitemap_spider.modes.shared.crawl import SharedCrawl
 
 
@@ -32,7 +33,11 @@ class LeasedQueue(PriorityQueue):  # type: ignore[misc]  # scrapy-redis has no t
 
 
 class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no type information
-    """scrapy-redis's scheduler over the leased queue; seen check and push are one Redis step."""
+    """scrapy-redis's scheduler over the leased queue; seen check and push are one Redis step.
+
+    Once Redis is given up on, it queues nothing, has nothing and gives nothing (unless_lost):
+    the crawl is stopping.
+    """
 
     def open(self, spider: Spider) -> None:
         shared = getattr(getattr(spider, "crawl_mode", None), "state", None)
@@ -44,6 +49,7 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         debug = spider.settings.getbool("DUPEFILTER_DEBUG")
         self.df = RFPDupeFilter(shared.redis, key=shared.keys.seen, debug=debug)
 
+    @unless_lost(False)
     def enqueue_request(self, request: Request) -> bool:
         # A redirect or retry carries the lease of the request it replaces.
         replaced = request.meta.pop(meta.STATE_ID, None)
@@ -56,8 +62,13 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
             self.df.log(request, self.spider)
         return stored
 
+    @unless_lost(None)
     def next_request(self) -> Request | None:
         request: Request | None = self.queue.pop()
         if request is not None and self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
+
+    @unless_lost(0)
+    def __len__(self) -> int:  # has_pending_requests, at each idle check; the progress line
+        return len(self.queue)
