@@ -156,3 +156,28 @@ def test_redis_restarted_mid_crawl_with_its_appendonly_file_is_waited_out(networ
     _assert_exact(site, hosts, logs, processes)
     assert any("Redis answers again" in log.read_text() for log in logs)
 
+
+def test_redis_lost_for_good_stops_every_host_and_leaves_the_last_set_and_history(
+    network: tuple[HostNetwork, RunningSite],
+) -> None:
+    net, site = network
+    redis_url = net.start_redis()
+    hosts = [net.host() for _ in range(3)]
+    publisher = _publisher(_crawl(hosts, site, redis_url, "1"))
+    before = {path: path.read_bytes() for path in sorted(publisher.folder.rglob("*")) if path.is_file() and path.suffix != ".log"}
+    settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED, "SITEMAP_REDIS_WAIT_SECONDS": "3", "DOWNLOAD_DELAY": "0.01"}
+    logs = [host.folder.parent / f"{host.name}-2.log" for host in hosts]
+    served = len(site.server.requests)
+    processes = [host.crawl(site.start_url, settings, log) for host, log in zip(hosts, logs, strict=True)]
+    _wait_for_requests(site, served + PAGES // 4, logs)
+    assert net.redis is not None
+    net.redis.kill()  # for good: no restart
+    codes = [process.wait(timeout=120) for process in processes]
+    texts = [log.read_text() for log in logs]
+    assert codes == [1, 1, 1], [text[-3000:] for text in texts]
+    assert all("(SITEMAP_REDIS_WAIT_SECONDS)" in text and "Sitemap NOT published" in text for text in texts), [
+        text[-3000:] for text in texts
+    ]
+    # The set and the history the last crawl left are as they were, on the host that has them.
+    after = {path: path.read_bytes() for path in sorted(publisher.folder.rglob("*")) if path.is_file() and path.suffix != ".log"}
+    assert after == before
