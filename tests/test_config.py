@@ -167,11 +167,11 @@ def test_remote_control_that_is_off_is_not_even_loaded(enabled: str, extensions:
 
 
 @pytest.mark.parametrize(
-    ("user_setting", "referer_kept"),
-    [({}, False), ({"scrapy.spidermiddlewares.referer.RefererMiddleware": 700}, True)],
+    ("user_setting", "url_length_kept"),
+    [({}, False), ({"scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": 800}, True)],
 )
-def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(user_setting: dict[str, int], referer_kept: bool) -> None:
-    """Referer, URL length and meta-copy checks: a layer each for every request of every page; one the user names stays."""
+def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(user_setting: dict[str, int], url_length_kept: bool) -> None:
+    """URL length and meta-copy checks: a layer each for every request of every page; one the user names stays."""
     from scrapy.utils.conf import build_component_list
 
     from sitemap_spider.crawl.spider import SitemapSpider
@@ -180,12 +180,13 @@ def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(user_setting
     settings.set("SPIDER_MIDDLEWARES", user_setting, priority="project")
     SitemapSpider.update_settings(settings)
     names = set(build_component_list(settings.getwithbase("SPIDER_MIDDLEWARES")))
-    assert ("scrapy.spidermiddlewares.referer.RefererMiddleware" in names) is referer_kept
-    assert "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware" not in names
+    assert ("scrapy.spidermiddlewares.urllength.UrlLengthMiddleware" in names) is url_length_kept
     assert "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware" not in names
-    # What the crawl relies on stays: depth (DEPTH_LIMIT, DEPTH_PRIORITY), HTTP errors, start requests.
+    # What the crawl relies on stays: depth (DEPTH_LIMIT, DEPTH_PRIORITY), HTTP errors, start requests,
+    # and Referer, which Scrapy's redirect middlewares look for.
     assert {"scrapy.spidermiddlewares.depth.DepthMiddleware", "scrapy.spidermiddlewares.httperror.HttpErrorMiddleware",
-            "scrapy.spidermiddlewares.start.StartSpiderMiddleware"} <= names
+            "scrapy.spidermiddlewares.start.StartSpiderMiddleware",
+            "scrapy.spidermiddlewares.referer.RefererMiddleware"} <= names
 
 
 @pytest.mark.parametrize(("level", "per_page"), [("INFO", False), ("WARNING", False), ("DEBUG", True), (10, True), (20, False)])

@@ -58,13 +58,12 @@ def configure_settings(settings: BaseSettings) -> None:
 
 _REMOTE_CONTROL = "scrapy.extensions.remote_control.RemoteControl"
 # Spider middlewares a sitemap crawl has no use for, each a layer every request of every page's
-# output passes through (3.5% of the instructions of a page on small pages, bench/instructions.py):
-# the Referer header (Googlebot sends none, and the report does not read it), Scrapy's URL length
-# limit (the spider leaves out longer URLs than a <loc> may hold, 2,048 characters, and says
-# why), and the check that a spider does not copy response.meta into its requests (a help
-# while writing a spider; this one sets each request's meta itself).
+# output passes through: Scrapy's URL length limit (the spider leaves out longer URLs than a
+# <loc> may hold, 2,048 characters, and says why), and the check that a spider does not copy
+# response.meta into its requests (a help while writing a spider; this one sets each request's
+# meta itself). The Referer middleware stays: Scrapy's redirect middlewares look for it and warn
+# at start-up without it.
 _UNUSED_SPIDER_MIDDLEWARES = (
-    "scrapy.spidermiddlewares.referer.RefererMiddleware",
     "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware",
     "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware",
 )
