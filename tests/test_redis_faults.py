@@ -143,6 +143,33 @@ def test_a_pipeline_waits_for_redis_and_gives_up_as_a_command_does(tmp_path: Pat
         server.kill()
 
 
+def test_a_redis_that_refuses_to_store_is_given_up_on_at_once(tmp_path: Path) -> None:
+    """Out of memory (maxmemory with noeviction): waiting would change nothing, and a link or an
+    entry Redis did not take would be lost. A command and a pipeline give up at once, as on a
+    Redis that is gone; reads of what is there were fine until then."""
+    server = RedisServer(tmp_path, appendonly=False)
+    server.start()
+    failures: list[str] = []
+    client = PatientRedis.connect(server.url, 30.0, failures.append)
+    try:
+        client.set("before", b"x")
+        client.config_set("maxmemory-policy", "noeviction")
+        client.config_set("maxmemory", "1")
+        assert client.get("before") == b"x" and failures == []
+        pipe = client.pipeline(transaction=False)
+        pipe.hset("entries", "https://example.com/", b"{}")
+        started = time.monotonic()
+        with pytest.raises(RedisLost):
+            pipe.execute()
+        assert time.monotonic() - started < 5, "it waited for a Redis that answers"
+        assert len(failures) == 1 and "refuses to store" in failures[0] and "maxmemory" in failures[0], failures
+        with pytest.raises(RedisLost):  # every command, from now on
+            client.get("before")
+    finally:
+        client.close()
+        server.kill()
+
+
 LINKS = 200
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import time
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar, cast
@@ -59,6 +60,13 @@ def unless_lost(default: _D) -> Callable[[Callable[_P, _T]], Callable[_P, _T | _
     return wrap
 
 
+def _refuses_to_store(error: redis.ResponseError) -> bool:
+    """Whether Redis refused a write for good: out of memory under ``noeviction``, or unable to
+    persist (MISCONF). A read-only replica (a failover under way) is waited for instead."""
+    # In a pipeline's error, redis-py puts the command before Redis's own message.
+    return isinstance(error, redis.exceptions.OutOfMemoryError) or re.search(r"(^|: )MISCONF ", str(error)) is not None
+
+
 class PatientRedis(redis.Redis):
     """A Redis client whose commands wait up to ``wait_seconds`` for an unreachable Redis.
 
@@ -67,7 +75,9 @@ class PatientRedis(redis.Redis):
     anyway. Once the wait runs out, :attr:`failure` says why, ``on_failure`` is told,
     and every later command fails at once (:class:`RedisLost`): the crawl stops and
     publishes nothing, rather than go on with entries or links that could not be stored.
-    A pipeline's batch waits and fails as a command does (:class:`PatientPipeline`).
+    A pipeline's batch waits and fails as a command does (:class:`PatientPipeline`). A Redis
+    that answers but refuses to store (out of memory, or unable to persist) is given up on at
+    once, as one that is gone.
     """
 
     wait_seconds: float = 30.0
@@ -104,7 +114,7 @@ class PatientRedis(redis.Redis):
         while True:
             try:
                 result = call()
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
+            except (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError) as exc:
                 now = time.monotonic()
                 if started is None:
                     started = now
@@ -116,6 +126,12 @@ class PatientRedis(redis.Redis):
                     self.fail(f"Redis did not answer for {self.wait_seconds:g} s (SITEMAP_REDIS_WAIT_SECONDS): {exc}")
                     raise RedisLost(self.failure) from exc
                 time.sleep(min(_RETRY_EVERY, self.wait_seconds - (now - started)))
+            except redis.ResponseError as exc:
+                if not _refuses_to_store(exc):
+                    raise
+                # Waiting changes nothing, and a page's links or entry that Redis did not take would be lost.
+                self.fail(f"Redis refuses to store the crawl: {exc}")
+                raise RedisLost(self.failure) from exc
             else:
                 if started is not None:
                     logger.warning("Redis answers again after %.1f s", time.monotonic() - started)
