@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -53,12 +54,31 @@ class CrawlResult:
             return {}
         return {p.name: p.read_bytes() for p in sorted(self.output_dir.iterdir()) if p.is_file()}
 
+    @property
+    def stats(self) -> dict[str, Any]:
+        """The crawl's Scrapy stats, as its report holds them."""
+        assert self.report is not None, self.describe()
+        stats: dict[str, Any] = self.report["stats"]
+        return stats
+
     def describe(self, tail: int = 4000) -> str:
         """The command, exit code and the end of stderr, for assertion messages."""
         return (
             f"command: {' '.join(self.args)}\nexit code: {self.returncode}\n"
             f"--- stderr (last {tail} chars) ---\n{self.stderr[-tail:]}"
         )
+
+
+def log_stat(log: str, key: str) -> int | None:
+    """A Scrapy stat in a crawl's log, from its last stats dump (a leader's counts both of its
+    processes); None when no dump has it."""
+    found = re.findall(rf"'{re.escape(key)}': (\d+)", log)
+    return int(found[-1]) if found else None
+
+
+def log_count(log: str, key: str) -> int:
+    """A count among a crawl's stats in its log, 0 when no dump has it (Scrapy leaves out counts never increased)."""
+    return log_stat(log, key) or 0
 
 
 def crawl_command(

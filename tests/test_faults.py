@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider import default_settings as defaults
-from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.crawl_fixtures import run_crawl
 from tests.fault_server import KINDS, FaultPlan, FaultServer, is_faulty
 from tests.generated_site import build_generated_site
 from tests.site_spec import SiteSpec
@@ -41,12 +41,6 @@ def fault_site() -> Iterator[tuple[FaultServer, SiteSpec]]:
         spec = build_generated_site(server.origin, PAGES)
         server.serve(spec)
         yield server, spec
-
-
-def _stats(result: CrawlResult) -> dict[str, object]:
-    assert result.report is not None, result.describe()
-    stats: dict[str, object] = result.report["stats"]
-    return stats
 
 
 def _count(stats: dict[str, object], key: str) -> int:
@@ -93,9 +87,9 @@ def test_transient_faults_cost_nothing(share: int, fault_site: tuple[FaultServer
     expected = [e for e in spec.expected_listed() if not spec.is_trap(e["loc"])]
     assert [e for e in entries if not spec.is_trap(e["loc"])] == expected
 
-    stats = _stats(faulty)
+    stats = faulty.stats
     assert "sitemap/not_fetched" not in stats, stats
-    assert _stats(clean).get("sitemap/retry/held") is None
+    assert clean.stats.get("sitemap/retry/held") is None
     # Every faulty answer to a page was retried after a back-off (Twisted itself retries a GET
     # once on a kept-alive connection that closes before answering: resets and drops may not be):
     # as one of its page's tries, as a try again without using one (the site was in trouble), or in

@@ -9,14 +9,13 @@ published (they have no history file at all).
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.crawl_fixtures import RunningSite, run_crawl
+from tests.crawl_fixtures import RunningSite, log_count, run_crawl
 from tests.generated_site import build_generated_site
 from tests.hosts import Host, HostNetwork, namespaces_work
 from tests.site_server import SiteServer
@@ -44,11 +43,6 @@ def network(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Ho
         spec = build_generated_site(server.origin, pages)
         server.serve(spec)
         yield net, RunningSite(spec=spec, server=server, decoy=server)
-
-
-def _stat(log: str, name: str) -> int:
-    found = re.search(rf"'{re.escape(name)}': (\d+)", log)
-    return int(found.group(1)) if found else 0
 
 
 def _crawl(hosts: list[Host], site: RunningSite, redis_url: str, run: str) -> list[tuple[Host, int, str]]:
@@ -85,21 +79,21 @@ def test_three_hosts_crawl_twice_as_one_process_and_get_their_304s_everywhere(
     assert_same_entries(without_traps(site.spec, read_sitemap_set(publisher.folder / "sitemaps", site.server.origin + "/")),
                         site.spec.expected_listed())  # fmt: skip
     assert _files(publisher.folder / "sitemaps") == single.files()
-    assert sum(_stat(log, "scheduler/dequeued/redis") > 0 for _, _, log in first) >= 2, "the work was not shared"
+    assert sum(log_count(log, "scheduler/dequeued/redis") > 0 for _, _, log in first) >= 2, "the work was not shared"
     # Only the publisher has a history file: the others' hosts kept nothing of it.
     assert [(host.folder / "history.sqlite").exists() for host in hosts] == [host is publisher for host in hosts]
 
     second = _crawl(hosts, site, redis_url, "2")
     publisher2 = _publisher(second)
     assert _files(publisher2.folder / "sitemaps") == single.files()
-    fetched = sum(_stat(log, "downloader/response_count") for _, _, log in second)
-    not_modified = sum(_stat(log, "downloader/response_status_count/304") for _, _, log in second)
+    fetched = sum(log_count(log, "downloader/response_count") for _, _, log in second)
+    not_modified = sum(log_count(log, "downloader/response_status_count/304") for _, _, log in second)
     print(f"\nsecond crawl: {not_modified} of {fetched} responses were 304s;"
-          f" per host {[_stat(log, 'downloader/response_status_count/304') for _, _, log in second]}")  # fmt: skip
+          f" per host {[log_count(log, 'downloader/response_status_count/304') for _, _, log in second]}")  # fmt: skip
     assert not_modified >= 0.85 * fetched, (not_modified, fetched)
     for host, _, log in second:
-        if _stat(log, "scheduler/dequeued/redis") > 20:
-            assert _stat(log, "downloader/response_status_count/304") > 0, (host.name, log[-3000:])
+        if log_count(log, "scheduler/dequeued/redis") > 20:
+            assert log_count(log, "downloader/response_status_count/304") > 0, (host.name, log[-3000:])
 
 
 def test_a_host_powered_off_mid_crawl_loses_nothing(network: tuple[HostNetwork, RunningSite]) -> None:

@@ -52,12 +52,6 @@ def _mode_settings(mode: str, tmp_path: Path, request: pytest.FixtureRequest) ->
     return {"SITEMAP_WORKERS": "1"}
 
 
-def _stats(result: CrawlResult) -> dict[str, object]:
-    assert result.report is not None, result.describe()
-    stats: dict[str, object] = result.report["stats"]
-    return stats
-
-
 def _count(stats: dict[str, object], key: str) -> int:
     value = stats.get(key, 0)
     assert isinstance(value, int), (key, value)
@@ -91,7 +85,7 @@ def test_an_unchanged_site_is_recrawled_with_304s_at_full_pace(
 
     assert second.files() == first_files
     read_sitemap_set(second.output_dir, spec.origin + "/")  # valid (XSDs) and read by Scrapy's reader
-    stats = _stats(second)
+    stats = second.stats
     # The report's stats are the crawl's own (sitemap/*): pages judged anew and pages answered 304.
     not_modified = _count(stats, "sitemap/history/not_modified")
     pages = not_modified + sum(_count(stats, f"sitemap/history/{k}") for k in ("new", "changed", "unchanged"))
@@ -145,7 +139,7 @@ def test_pages_failing_for_the_whole_recrawl_keep_their_entries_and_the_crawl_pu
     assert second.report is not None
     kept = {row["url"] for row in second.report["kept_urls"]}
     assert kept == {spec.origin + p for p in failing}, second.describe()
-    stats = _stats(second)
+    stats = second.stats
     assert _count(stats, "sitemap/kept/transient_error") == len(failing)
     # A page's fault is not the site's trouble: the failing pages do not set the site's pace. Answers
     # come in the order the server finishes them, so on a loaded machine three of the scattered

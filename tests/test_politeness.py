@@ -107,11 +107,6 @@ def listed_paths(result: CrawlResult, server: SiteServer) -> set[str]:
     return {url["loc"][len(server.origin) :] for url in urls}
 
 
-def stat(result: CrawlResult, key: str) -> object:
-    assert result.report is not None, result.describe()
-    return result.report["stats"].get(key)
-
-
 # ---------------------------------------------------------------------------
 # robots.txt Crawl-delay
 # ---------------------------------------------------------------------------
@@ -155,7 +150,7 @@ def test_crawl_delay_spaces_requests_and_serialises_them(
     (slow_done,) = answered
     assert server.arrivals("/b")[0] >= slow_done
     assert result.stderr.count("sets Crawl-delay: 1;") == 1, result.describe()
-    assert stat(result, "sitemap/crawl_delay") == 1.0
+    assert result.stats.get("sitemap/crawl_delay") == 1.0
 
 
 def test_a_long_crawl_delay_is_capped(tmp_path: Path) -> None:
@@ -175,7 +170,7 @@ def test_a_long_crawl_delay_is_capped(tmp_path: Path) -> None:
         "sets Crawl-delay: 30; waiting 0.5 s between requests instead (SITEMAP_MAX_CRAWL_DELAY)"
         in result.stderr
     )
-    assert stat(result, "sitemap/crawl_delay") == 0.5
+    assert result.stats.get("sitemap/crawl_delay") == 0.5
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +197,7 @@ def test_one_page_s_503_holds_back_that_page_not_the_site(tmp_path: Path) -> Non
     assert retried - refused >= 2.0
     # ... while the rest of the site went on at its pace (0.5 s apart; 1.5 s for the three).
     assert max(others) - refused < 1.9, [t - refused for t in others]
-    assert stat(result, "sitemap/backoff/503") is None
+    assert result.stats.get("sitemap/backoff/503") is None
     assert "slowing down" not in result.stderr
 
 
@@ -283,7 +278,7 @@ def test_a_page_s_failures_while_the_whole_site_fails_do_not_use_up_its_tries(tm
         result = run_crawl(server.origin + "/", tmp_path, settings=settings)
         assert listed_paths(result, server) == {"/", *busy, "/p"}
         assert len(server.arrivals("/p")) == 4
-    held_for_the_site = stat(result, "sitemap/retry/site_trouble")
+    held_for_the_site = result.stats.get("sitemap/retry/site_trouble")
     assert isinstance(held_for_the_site, int) and held_for_the_site >= 1
     assert "slowing down" in result.stderr
 
@@ -388,7 +383,7 @@ def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_
     assert min(after) - third >= 2.0, [t - third for t in after]
     # Then the first good answer brings the normal pace back at once.
     assert min(gaps(after)) < 0.9, gaps(after)
-    assert stat(result, "sitemap/backoff/503") == 1
+    assert result.stats.get("sitemap/backoff/503") == 1
     assert "slowing down to one request every 2 s" in result.stderr
     assert "back to its normal pace" in result.stderr
 
@@ -425,7 +420,7 @@ def test_429s_of_several_pages_back_the_site_off_exponentially(autothrottle: str
     # third one sent after that pause doubles it.
     assert third - second >= FIRST_BACKOFF, (third - second)
     assert following - third >= 2 * FIRST_BACKOFF, (following - third)
-    assert stat(result, "sitemap/backoff/429") == 2
+    assert result.stats.get("sitemap/backoff/429") == 2
 
 
 # ---------------------------------------------------------------------------

@@ -114,7 +114,7 @@ def test_the_last_pass_lists_late_pages_and_the_rest_is_given_up(
     assert [e for e in got if not spec.is_trap(e["loc"])] == [e for e in expected if not spec.is_trap(e["loc"])]
     assert {spec.origin + p for p in late} <= {e["loc"] for e in got}
 
-    stats = _stats(result)
+    stats = result.stats
     assert stats["sitemap/retry/last_pass"] == len(late) + 2, stats
     assert stats["sitemap/not_fetched"] == 2
     assert stats["sitemap/not_fetched/502"] == 1
@@ -242,12 +242,6 @@ def test_another_process_s_last_pass_cuts_only_a_tail(monkeypatch: pytest.Monkey
     assert timers[-1] == (1225.0, held._check_site)
 
 
-def _stats(result: CrawlResult) -> dict[str, object]:
-    assert result.report is not None, result.describe()
-    stats: dict[str, object] = result.report["stats"]
-    return stats
-
-
 def _excluded(result: CrawlResult) -> dict[str, tuple[str, str | None]]:
     assert result.report is not None, result.describe()
     return {row["url"]: (row["reason"], row.get("detail")) for row in result.report["excluded_urls"]}
@@ -284,7 +278,7 @@ def test_a_truncated_page_is_neither_listed_nor_read_for_links(fail_on_dataloss:
     assert reason == "error", detail
     if fail_on_dataloss == "False":
         assert detail == "truncated body"
-    assert _stats(result)["sitemap/not_fetched/truncated"] == 1
+    assert result.stats["sitemap/not_fetched/truncated"] == 1
 
 
 # ---------------------------------------------------------------------------
@@ -375,7 +369,7 @@ def test_most_answers_failing_slow_the_site_down(tmp_path: Path) -> None:
     assert result.returncode == 0, result.describe()
     got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
     assert got == {"/", *pages}
-    backoffs = _stats(result).get("sitemap/backoff/502")
+    backoffs = result.stats.get("sitemap/backoff/502")
     assert isinstance(backoffs, int) and backoffs >= 1, result.describe()
     assert "answered 502: slowing down to one request every 2 s" in result.stderr
     assert "back to its normal pace" in result.stderr
@@ -397,8 +391,8 @@ def test_a_few_failing_pages_do_not_slow_the_site_down(tmp_path: Path) -> None:
     assert result.returncode == 0, result.describe()
     got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
     assert got == {"/", *pages[3:]}
-    assert not [k for k in _stats(result) if k.startswith("sitemap/backoff/")], _stats(result)
-    assert _stats(result)["sitemap/not_fetched"] == 3
+    assert not [k for k in result.stats if k.startswith("sitemap/backoff/")], result.stats
+    assert result.stats["sitemap/not_fetched"] == 3
 
 
 def test_a_retried_page_s_redirect_target_is_filtered_and_kept_in_scope(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ and is gone when the crawl ends."""
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from pathlib import Path
 
@@ -15,15 +14,9 @@ from scrapy.utils.test import get_crawler
 
 from sitemap_spider.config import apply_sitemap_defaults
 from sitemap_spider.modes.schedulers import SpillScheduler
-from tests.crawl_fixtures import RunningSite, run_crawl
+from tests.crawl_fixtures import RunningSite, log_count, log_stat, run_crawl
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
-
-
-def _last_stat(stderr: str, key: str) -> int | None:
-    found = re.findall(rf"'{re.escape(key)}': (\d+)", stderr)
-    return int(found[-1]) if found else None
-
 
 def test_the_queue_goes_to_a_temporary_directory_and_is_removed(case_site: RunningSite, tmp_path: Path) -> None:
     temp = tmp_path / "temp"
@@ -32,11 +25,11 @@ def test_the_queue_goes_to_a_temporary_directory_and_is_removed(case_site: Runni
     settings = {"SITEMAP_WORKERS": "1", "SITEMAP_QUEUE_MEMORY": "0"}
     result = run_crawl(case_site.start_url, tmp_path, settings=settings, env=env)
     assert result.returncode == 0, result.describe()
-    enqueued = _last_stat(result.stderr, "scheduler/enqueued")
+    enqueued = log_stat(result.stderr, "scheduler/enqueued")
     assert enqueued and enqueued > 100
     # Requests that cannot be pickled would stay in memory; the crawl's own all go to disk.
-    assert _last_stat(result.stderr, "scheduler/enqueued/disk") == enqueued
-    assert _last_stat(result.stderr, "scheduler/enqueued/memory") is None
+    assert log_stat(result.stderr, "scheduler/enqueued/disk") == enqueued
+    assert log_stat(result.stderr, "scheduler/enqueued/memory") is None
     assert not list(temp.glob("sitemap-queue-*")), "the queue directory was left behind"
     urls = read_sitemap_set(result.output_dir, case_site.origin + "/")
     assert_same_entries(without_traps(case_site.spec, urls), case_site.spec.expected_listed())
@@ -49,9 +42,9 @@ def test_the_first_requests_wait_in_memory_the_rest_on_disk(
     settings = {"SITEMAP_WORKERS": "1", "SITEMAP_QUEUE_MEMORY": in_memory}
     result = run_crawl(case_site.start_url, tmp_path, settings=settings)
     assert result.returncode == 0, result.describe()
-    enqueued = _last_stat(result.stderr, "scheduler/enqueued")
-    memory = _last_stat(result.stderr, "scheduler/enqueued/memory") or 0
-    disk = _last_stat(result.stderr, "scheduler/enqueued/disk") or 0
+    enqueued = log_stat(result.stderr, "scheduler/enqueued")
+    memory = log_count(result.stderr, "scheduler/enqueued/memory")
+    disk = log_count(result.stderr, "scheduler/enqueued/disk")
     assert enqueued and memory + disk == enqueued
     if on_disk:
         # Five wait in memory at most: the site's links come many at once, and go to disk

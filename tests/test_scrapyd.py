@@ -31,7 +31,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from sitemap_spider.history.location import file_name
-from tests.crawl_fixtures import QUICK_RETRIES, REPO_ROOT, CrawlResult, RunningSite, run_crawl, serve_site
+from tests.crawl_fixtures import QUICK_RETRIES, REPO_ROOT, CrawlResult, RunningSite, log_count, log_stat, run_crawl, serve_site
 from tests.dynamic_site import DynamicSite
 from tests.site_cases import build_case_site
 from tests.site_server import SiteServer
@@ -579,13 +579,6 @@ def readme_schedule_fields() -> list[tuple[str, str]]:
     pairs = re.findall(r"-d (\S+?)=(\S+)", example.group(1))
     return [(name, value) for name, value in pairs]
 
-
-def job_stat(log: str, key: str) -> int | None:
-    """The last value of a stat in a job's log (Scrapy dumps its stats when the crawl closes)."""
-    found = re.findall(rf"'{re.escape(key)}': (\d+)", log)
-    return int(found[-1]) if found else None
-
-
 def test_the_manual_schedule_publishes_and_the_next_run_gets_304s(
     scrapyd: Scrapyd, deployment: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -608,8 +601,8 @@ def test_the_manual_schedule_publishes_and_the_next_run_gets_304s(
             logs.append(log)
         origin = server.origin
     assert len(read_sitemap_set(output, origin + "/")) > 30
-    assert not job_stat(logs[0], "sitemap/history/not_modified")
-    assert (job_stat(logs[1], "sitemap/history/not_modified") or 0) > 0, tail(logs[1])
+    assert not log_stat(logs[0], "sitemap/history/not_modified")
+    assert log_count(logs[1], "sitemap/history/not_modified") > 0, tail(logs[1])
     assert site.statuses.get("etag 304", 0) > 0
     history = scrapyd.data_home / "sitemap_spider" / "sitemap-history" / file_name(origin)
     assert history.is_file(), sorted(str(p) for p in scrapyd.data_home.rglob("*"))

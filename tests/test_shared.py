@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from sitemap_spider.modes.shared.crawl import KEY_PREFIX
-from tests.crawl_fixtures import REPO_ROOT, CrawlResult, RunningSite, crawl_command, run_crawl, serve_site
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, RunningSite, crawl_command, log_count, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import free_port
 from tests.report_counts import count_problems
@@ -78,8 +78,7 @@ def start_workers(site: RunningSite, tmp_path: Path, redis_url: str, count: int)
 
 def dequeued(log: str) -> int:
     """Requests a worker took from the shared queue, from its stats dump."""
-    found = re.search(r"'scheduler/dequeued/redis': (\d+)", log)
-    return int(found.group(1)) if found else 0
+    return log_count(log, "scheduler/dequeued/redis")
 
 
 def assert_one_publisher(logs: list[str]) -> None:

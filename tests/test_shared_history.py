@@ -7,7 +7,6 @@ set was not published sent no conditional request at all.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from sitemap_spider.history.record import PageRecord
 from sitemap_spider.history.store import HistoryStore
 from sitemap_spider.modes.shared.crawl import CrawlKeys
 from sitemap_spider.modes.shared.history import SharedHistory
-from tests.crawl_fixtures import REPO_ROOT, crawl_command
+from tests.crawl_fixtures import REPO_ROOT, crawl_command, log_count
 from tests.dynamic_site import DynamicSite
 from tests.site_server import SiteServer
 from tests.sitemap_check import read_sitemap_set
@@ -46,11 +45,6 @@ def _workers(origin: str, dirs: list[Path], redis_url: str) -> list[tuple[int, s
         with log.open("w", encoding="utf-8") as out:
             running.append((subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out), log, home))
     return [(process.wait(timeout=300), log.read_text(encoding="utf-8"), home) for process, log, home in running]
-
-
-def _stat(log: str, name: str) -> int:
-    found = re.search(rf"'{re.escape(name)}': (\d+)", log)
-    return int(found.group(1)) if found else 0
 
 
 def _published(results: list[tuple[int, str, Path]]) -> Path:
@@ -86,9 +80,9 @@ def test_a_shared_recrawl_started_on_other_hosts_gets_its_304s(tmp_path: Path, r
     not_modified = site.statuses["etag 304"]
     assert not_modified >= 0.9 * sum(n for status, n in site.statuses.items() if status.startswith("etag ")), site.statuses
     for _, log, _ in second:
-        if _stat(log, "scheduler/dequeued/redis") > 10:
-            assert _stat(log, "downloader/response_status_count/304") > 0, log[-3000:]
-    assert sum(_stat(log, "downloader/response_status_count/304") for _, log, _ in second) == not_modified
+        if log_count(log, "scheduler/dequeued/redis") > 10:
+            assert log_count(log, "downloader/response_status_count/304") > 0, log[-3000:]
+    assert sum(log_count(log, "downloader/response_status_count/304") for _, log, _ in second) == not_modified
 
 
 def test_the_newest_history_is_the_one_shared(tmp_path: Path, redis_url: str) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from sitemap_spider.modes.workers import owner
 from sitemap_spider.modes.workers.leader import helper_counts
-from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
+from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, log_stat, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.report_counts import count_problems
 from tests.sitemap_check import read_sitemap_set
@@ -35,13 +35,6 @@ pytestmark = pytest.mark.slow
 # The second process starts at the first look at the queue (after 32 pages).
 TWO = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"}
 PAGES = 1500
-
-
-def stats_value(stderr: str, key: str) -> int | None:
-    """A value from the last stats dump (the leader's, which counts both processes)."""
-    found = re.findall(rf"'{re.escape(key)}': (\d+)", stderr)
-    return int(found[-1]) if found else None
-
 
 def page_fetches(site: RunningSite) -> Counter[str]:
     return Counter(r.target for r in site.server.requests if r.method == "GET" and r.target != "/robots.txt")
@@ -103,9 +96,9 @@ def test_case_site_with_two_processes_matches_one_process(case_site: RunningSite
     two = crawl_site(case_site, tmp_path / "two", settings=TWO)
     assert two.result.returncode == 0, two.result.describe()
     assert "a second crawling process" in two.result.stderr, two.result.describe()
-    assert stats_value(two.result.stderr, "sitemap/workers") == 2
+    assert log_stat(two.result.stderr, "sitemap/workers") == 2
     # A maximum, not a sum of the two processes' maxima: every page sits at the same depth either way.
-    assert stats_value(two.result.stderr, "request_depth_max") == stats_value(one.result.stderr, "request_depth_max")
+    assert log_stat(two.result.stderr, "request_depth_max") == log_stat(one.result.stderr, "request_depth_max")
     assert "[worker 2]" in two.result.stderr
     urls = published(two)
     assert_same_entries(without_traps(two.spec, urls), two.spec.expected_listed())
@@ -133,7 +126,7 @@ def test_generated_site_two_processes_fetch_each_page_once(generated: RunningSit
     generated.server.clear()
     result = run_crawl(generated.start_url, tmp_path, settings=TWO, timeout=300)
     assert result.returncode == 0, result.describe()
-    assert stats_value(result.stderr, "sitemap/workers") == 2
+    assert log_stat(result.stderr, "sitemap/workers") == 2
     urls = read_sitemap_set(result.output_dir, generated.origin + "/")
     assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
     fetches = page_fetches(generated)
@@ -145,7 +138,7 @@ def test_generated_site_two_processes_fetch_each_page_once(generated: RunningSit
     problems = report_problems(generated.spec, result.report)
     assert not problems, "\n".join(problems[:50])
     # Both processes fetched pages: the helper's responses are in the leader's count.
-    assert stats_value(result.stderr, "downloader/response_count") == sum(fetches.values()) + 2
+    assert log_stat(result.stderr, "downloader/response_count") == sum(fetches.values()) + 2
     # The report's counts (its charts, the progress line) are both processes'.
     problems = count_problems(result.report, sum(fetches.values()))
     assert not problems, problems
@@ -157,7 +150,7 @@ def test_links_met_before_the_helper_started_are_all_fetched(generated: RunningS
     in between. The links of its half met before are the leader's to fetch (they were lost)."""
     result = run_crawl(generated.start_url, tmp_path, settings={**TWO, "CONCURRENT_ITEMS": "1"}, timeout=300)
     assert result.returncode == 0, result.describe()
-    assert stats_value(result.stderr, "sitemap/workers") == 2
+    assert log_stat(result.stderr, "sitemap/workers") == 2
     urls = read_sitemap_set(result.output_dir, generated.origin + "/")
     assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
 
@@ -166,7 +159,7 @@ def test_a_small_site_stays_in_one_process(generated: RunningSite, tmp_path: Pat
     result = run_crawl(generated.start_url, tmp_path, settings={"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "100000"})
     assert result.returncode == 0, result.describe()
     assert "[worker 2]" not in result.stderr
-    assert stats_value(result.stderr, "sitemap/workers") is None
+    assert log_stat(result.stderr, "sitemap/workers") is None
 
 
 def _helper_pid(log: Path, deadline: float) -> int:
@@ -209,7 +202,7 @@ def test_a_helper_that_dies_loses_nothing(generated: RunningSite, tmp_path: Path
         crawl.kill()
     text = log.read_text(errors="replace")
     assert "The second crawling process is gone" in text
-    assert stats_value(text, "sitemap/workers/lost") == 1
+    assert log_stat(text, "sitemap/workers/lost") == 1
     urls = read_sitemap_set(tmp_path / "sitemaps", generated.origin + "/")
     assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
 
@@ -282,8 +275,8 @@ def test_the_leader_lends_its_queue_when_the_helper_runs_dry(
     settings = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "400", "SITEMAP_QUEUE_MEMORY": queue_memory}
     result = run_crawl(generated.start_url, tmp_path, settings=settings, timeout=300)
     assert result.returncode == 0, result.describe()
-    assert stats_value(result.stderr, "sitemap/workers") == 2
-    lent = stats_value(result.stderr, "sitemap/workers/lent")
+    assert log_stat(result.stderr, "sitemap/workers") == 2
+    lent = log_stat(result.stderr, "sitemap/workers/lent")
     assert lent, result.describe()
     urls = read_sitemap_set(result.output_dir, generated.origin + "/")
     assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
