@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.settings import BaseSettings, Settings
 
 from sitemap_spider import stats as keys
+from sitemap_spider.exiting import skip_exit_collection
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -118,3 +119,4 @@ def run_helper(
     process = CrawlerProcess(settings)
     process.crawl(spider_cls, **spider_kwargs)
     process.start()
+    skip_exit_collection()
