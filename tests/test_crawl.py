@@ -442,6 +442,14 @@ def test_deny_pattern_is_never_fetched(shared_site: RunningSite, tmp_path: Path)
     assert not [t for t in crawl.targets() if t.startswith("/deep/3")]
 
 
+def test_a_denied_canonical_target_is_never_fetched(shared_site: RunningSite, tmp_path: Path) -> None:
+    """A canonical link is checked as a page's links are (denied, a trap, too long for a <loc>)."""
+    crawl = crawl_site(shared_site, tmp_path, settings={"SITEMAP_DENY": json.dumps(["/canon-target$"])})
+    assert "/canon-target" not in crawl.targets()
+    assert "/canon-abs-target" in crawl.targets()  # the other canonical targets are fetched as before
+    assert crawl.spec.origin + "/canon-target" not in {entry["loc"] for entry in published(crawl)}
+
+
 def test_rules_write_changefreq_and_priority(shared_site: RunningSite, tmp_path: Path) -> None:
     rules = [
         {"pattern": r"/deep/", "changefreq": "monthly", "priority": 0.3},

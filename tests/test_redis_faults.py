@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from sitemap_spider.config import ConfigError
 from sitemap_spider.modes.shared.connection import PatientRedis, RedisLost
@@ -143,30 +144,46 @@ def test_a_pipeline_waits_for_redis_and_gives_up_as_a_command_does(tmp_path: Pat
         server.kill()
 
 
-def test_a_redis_that_refuses_to_store_is_given_up_on_at_once(tmp_path: Path) -> None:
-    """Out of memory (maxmemory with noeviction): waiting would change nothing, and a link or an
-    entry Redis did not take would be lost. A command and a pipeline give up at once, as on a
-    Redis that is gone; reads of what is there were fine until then."""
+def test_a_redis_that_refuses_to_store_for_now_is_waited_for_and_an_error_gives_up_at_once(tmp_path: Path) -> None:
+    """Out of memory (maxmemory with noeviction) is waited for as a restart is: Redis did not run
+    the command, and takes it once it has room. Any other error reply gives up at once, rather
+    than reach Scrapy's engine, where it could leave the worker open for ever."""
     server = RedisServer(tmp_path, appendonly=False)
     server.start()
     failures: list[str] = []
-    client = PatientRedis.connect(server.url, 30.0, failures.append)
+    client = PatientRedis.connect(server.url, 3.0, failures.append)
+    admin = redis.Redis.from_url(server.url)
+    room_again = threading.Timer(1.0, lambda: admin.config_set("maxmemory", "0"))
     try:
         client.set("before", b"x")
-        client.config_set("maxmemory-policy", "noeviction")
-        client.config_set("maxmemory", "1")
-        assert client.get("before") == b"x" and failures == []
+        admin.config_set("maxmemory-policy", "noeviction")
+        admin.config_set("maxmemory", "1")
+        assert client.get("before") == b"x"  # reads go on
+        room_again.start()
         pipe = client.pipeline(transaction=False)
         pipe.hset("entries", "https://example.com/", b"{}")
+        assert pipe.execute() == [1] and failures == []
+        admin.config_set("maxmemory", "1")
         started = time.monotonic()
         with pytest.raises(RedisLost):
-            pipe.execute()
-        assert time.monotonic() - started < 5, "it waited for a Redis that answers"
-        assert len(failures) == 1 and "refuses to store" in failures[0] and "maxmemory" in failures[0], failures
+            client.hset("entries", "https://example.com/b", b"{}")
+        assert 2.5 < time.monotonic() - started < 6, "not the 3 s wait"
+        assert len(failures) == 1 and "(SITEMAP_REDIS_WAIT_SECONDS)" in failures[0] and "maxmemory" in failures[0], failures
+
+        admin.config_set("maxmemory", "0")
+        failures.clear()
+        other = PatientRedis.connect(server.url, 30.0, failures.append)
+        started = time.monotonic()
+        with pytest.raises(RedisLost):
+            other.hset("before", "field", b"1")  # WRONGTYPE: "before" is a string
+        assert time.monotonic() - started < 2 and len(failures) == 1 and "WRONGTYPE" in failures[0], failures
         with pytest.raises(RedisLost):  # every command, from now on
-            client.get("before")
+            other.get("before")
+        other.close()
     finally:
+        room_again.cancel()
         client.close()
+        admin.close()
         server.kill()
 
 

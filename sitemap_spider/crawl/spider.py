@@ -188,8 +188,10 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         href = canonical_from_html(response.selector)
         canonical = self._resolve(get_base_url(response), href) if href else facts["canonical"]
         if canonical is not None and canonical != url:
-            if site.in_scope(canonical) and not self._hand_over(canonical, response):
-                yield self._request(canonical)
+            # A canonical URL is a link like the others: too long, a trap or denied, it is not fetched.
+            skip = self._skip_reason(canonical) if site.in_scope(canonical) else None
+            if site.in_scope(canonical) and not self._hand_over(canonical, response, skip):
+                yield self._request(canonical, skip)
             if not self.config.include_canonicalised:
                 # The canonical URL is one of its links for a 304 of it next time.
                 self._left_out(url, facts, [*links, canonical], "canonical", f"names {canonical}")
