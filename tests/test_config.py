@@ -192,9 +192,8 @@ def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(user_setting
 @pytest.mark.parametrize(("level", "per_page"), [("INFO", False), ("WARNING", False), ("DEBUG", True), (10, True), (20, False)])
 def test_the_per_page_debug_lines_are_not_built_when_the_log_level_drops_them(level: str | int, per_page: bool) -> None:
     from scrapy.http import HtmlResponse, Request
-    from scrapy.utils.test import get_crawler
-
     from scrapy.logformatter import LogFormatter
+    from scrapy.utils.test import get_crawler
 
     from sitemap_spider.crawl.log_lines import LevelLogFormatter
     from sitemap_spider.crawl.spider import SitemapSpider

@@ -18,6 +18,7 @@ from tests.crawl_fixtures import RunningSite, log_count, log_stat, run_crawl
 from tests.sitemap_check import read_sitemap_set
 from tests.test_crawl import assert_same_entries, without_traps
 
+
 def test_the_queue_goes_to_a_temporary_directory_and_is_removed(case_site: RunningSite, tmp_path: Path) -> None:
     temp = tmp_path / "temp"
     temp.mkdir()

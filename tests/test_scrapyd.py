@@ -579,6 +579,7 @@ def readme_schedule_fields() -> list[tuple[str, str]]:
     pairs = re.findall(r"-d (\S+?)=(\S+)", example.group(1))
     return [(name, value) for name, value in pairs]
 
+
 def test_the_manual_schedule_publishes_and_the_next_run_gets_304s(
     scrapyd: Scrapyd, deployment: dict[str, Any], tmp_path: Path
 ) -> None:

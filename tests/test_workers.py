@@ -36,6 +36,7 @@ pytestmark = pytest.mark.slow
 TWO = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"}
 PAGES = 1500
 
+
 def page_fetches(site: RunningSite) -> Counter[str]:
     return Counter(r.target for r in site.server.requests if r.method == "GET" and r.target != "/robots.txt")
 
