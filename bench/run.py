@@ -175,13 +175,16 @@ def crawl_bare(base: str, work: Path, profile: Path | None, timeout: float | Non
 
 
 def run_bare_spider(
-    name: str, spider: Path, argument: str, work: Path, log: Path, profile: Path | None, timeout: float | None
+    name: str, spider: Path, argument: str, work: Path, log: Path, profile: Path | None, timeout: float | None,
+    settings: tuple[str, ...] = (),
 ) -> Result:
     """``scrapy runspider`` of a bench spider file with one ``-a`` argument; it publishes nothing."""
     # From an empty directory: no scrapy.cfg, so only Scrapy's defaults (and the spider's own).
     cwd = work / "bare-cwd"
     cwd.mkdir(exist_ok=True)
     args = [sys.executable, "-m", "scrapy", "runspider", str(spider), "-a", argument, *QUIET]
+    for setting in settings:
+        args += ["-s", setting]
     result = run_child(name, args, cwd, log, profile, timeout)
     result.check = "(no output)"
     return result
