@@ -12,7 +12,7 @@ logs everything else as Scrapy does.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from scrapy.logformatter import LogFormatter
 
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.logformatter import LogFormatterResult
     from twisted.python.failure import Failure
-    from typing_extensions import Self
 
 
 class LevelLogFormatter(LogFormatter):
