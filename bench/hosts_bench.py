@@ -34,6 +34,7 @@ from bytecode import compile_project  # noqa: E402
 from server import nginx  # noqa: E402
 from sitegen import GeneratedSite, generate  # noqa: E402
 
+from tests.crawl_fixtures import folder_files  # noqa: E402
 from tests.hosts import HostNetwork, namespaces_work  # noqa: E402
 
 SETTINGS = {"SITEMAP_HISTORY": "off", "LOG_LEVEL": "INFO"}
@@ -50,10 +51,6 @@ def _wait(process: subprocess.Popen[str]) -> dict[str, float]:
 def _fetched(log: str) -> int:
     found = re.search(r"'downloader/response_count': (\d+)", log)
     return int(found.group(1)) if found else 0
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
 
 
 def main() -> None:
@@ -102,10 +99,10 @@ def main() -> None:
             workers.append(figures)
         wall = round(time.monotonic() - started, 1)
         fetched = sum(int(w["fetched"]) for w in workers)
-        published = [_files(host.folder / "sitemaps") for host in hosts if (host.folder / "sitemaps").is_dir()]
+        published = [folder_files(host.folder / "sitemaps") for host in hosts if (host.folder / "sitemaps").is_dir()]
         result["hosts"] = {"wall_s": wall, "fetched": fetched, "per_worker": workers,
                            "fetched_vs_one_process": round(fetched / max(1, int(single["fetched"])), 3)}  # fmt: skip
-        result["same_files"] = len(published) == 1 and published[0] == _files(single_dir / "sitemaps")
+        result["same_files"] = len(published) == 1 and published[0] == folder_files(single_dir / "sitemaps")
     result["work"] = str(work)
     print(json.dumps(result, indent=1))
 

@@ -50,9 +50,7 @@ class CrawlResult:
 
     def files(self) -> dict[str, bytes]:
         """Every published file (name -> bytes); empty if the directory does not exist."""
-        if not self.output_dir.is_dir():
-            return {}
-        return {p.name: p.read_bytes() for p in sorted(self.output_dir.iterdir()) if p.is_file()}
+        return folder_files(self.output_dir)
 
     @property
     def stats(self) -> dict[str, Any]:
@@ -67,6 +65,13 @@ class CrawlResult:
             f"command: {' '.join(self.args)}\nexit code: {self.returncode}\n"
             f"--- stderr (last {tail} chars) ---\n{self.stderr[-tail:]}"
         )
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    """The files directly in ``folder`` (name -> bytes), a published set's; empty if there is no folder."""
+    if not folder.is_dir():
+        return {}
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def log_stat(log: str, key: str) -> int | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawl_fixtures import RunningSite, log_count, run_crawl
+from tests.crawl_fixtures import RunningSite, folder_files, log_count, run_crawl
 from tests.generated_site import build_generated_site
 from tests.hosts import Host, HostNetwork, namespaces_work
 from tests.site_server import SiteServer
@@ -60,10 +60,6 @@ def _publisher(results: list[tuple[Host, int, str]]) -> Host:
     return published[0]
 
 
-def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
-
-
 @pytest.mark.parametrize("network", [PAGES_TWICE], indirect=True)
 def test_three_hosts_crawl_twice_as_one_process_and_get_their_304s_everywhere(
     network: tuple[HostNetwork, RunningSite], tmp_path: Path
@@ -78,14 +74,14 @@ def test_three_hosts_crawl_twice_as_one_process_and_get_their_304s_everywhere(
     publisher = _publisher(first)
     assert_same_entries(without_traps(site.spec, read_sitemap_set(publisher.folder / "sitemaps", site.server.origin + "/")),
                         site.spec.expected_listed())  # fmt: skip
-    assert _files(publisher.folder / "sitemaps") == single.files()
+    assert folder_files(publisher.folder / "sitemaps") == single.files()
     assert sum(log_count(log, "scheduler/dequeued/redis") > 0 for _, _, log in first) >= 2, "the work was not shared"
     # Only the publisher has a history file: the others' hosts kept nothing of it.
     assert [(host.folder / "history.sqlite").exists() for host in hosts] == [host is publisher for host in hosts]
 
     second = _crawl(hosts, site, redis_url, "2")
     publisher2 = _publisher(second)
-    assert _files(publisher2.folder / "sitemaps") == single.files()
+    assert folder_files(publisher2.folder / "sitemaps") == single.files()
     fetched = sum(log_count(log, "downloader/response_count") for _, _, log in second)
     not_modified = sum(log_count(log, "downloader/response_status_count/304") for _, _, log in second)
     print(f"\nsecond crawl: {not_modified} of {fetched} responses were 304s;"

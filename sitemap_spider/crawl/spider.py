@@ -189,9 +189,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         canonical = self._resolve(get_base_url(response), href) if href else facts["canonical"]
         if canonical is not None and canonical != url:
             # A canonical URL is a link like the others: too long, a trap or denied, it is not fetched.
-            skip = self._skip_reason(canonical) if site.in_scope(canonical) else None
-            if site.in_scope(canonical) and not self._hand_over(canonical, response, skip):
-                yield self._request(canonical, skip)
+            if site.in_scope(canonical) and (request := self._link_request(canonical, response)) is not None:
+                yield request
             if not self.config.include_canonicalised:
                 # The canonical URL is one of its links for a 304 of it next time.
                 self._left_out(url, facts, [*links, canonical], "canonical", f"names {canonical}")
@@ -311,11 +310,15 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             if not site.in_scope(url):
                 offsite += 1
                 continue
-            skip = self._skip_reason(url)
-            if not self._hand_over(url, response, skip):
-                yield self._request(url, skip)
+            if (request := self._link_request(url, response)) is not None:
+                yield request
         if offsite:
             self.crawler.stats.inc_value(keys.LINKS_OFFSITE, offsite)
+
+    def _link_request(self, url: str, source: Response | Request) -> Request | None:
+        """A link's request (None: another process fetches it); one not to fetch says why (meta SKIP)."""
+        skip = self._skip_reason(url)
+        return None if self._hand_over(url, source, skip) else self._request(url, skip)
 
     def _skip_reason(self, url: str) -> str | None:
         """Why a link on the site is not to be fetched at all, if it is not."""
