@@ -237,6 +237,40 @@ def test_one_slow_page_does_not_slow_the_site(tmp_path: Path) -> None:
     assert len(long_gaps) < 2, long_gaps
 
 
+def test_slow_pages_lend_their_places_to_the_rest_of_the_site(tmp_path: Path) -> None:
+    """Twelve pages asked for first take 4 s each, more than the site's 8 places
+    (CONCURRENT_REQUESTS_PER_DOMAIN). Holding their places, they kept the rest of the site
+    waiting for 4 s; stalled (unanswered after 1 s, when the site answers in milliseconds) they
+    lend them, and never more than twice the places are in flight at once."""
+    slow_pages = [f"/slow{i}" for i in range(12)]
+    fast = [f"/f{i}" for i in range(40)]
+    lock = threading.Lock()
+    in_flight = [0, 0]  # now, most at once
+
+    def counted(seconds: float) -> Responder:
+        def respond(request: SiteRequest) -> Route:
+            with lock:
+                in_flight[0] += 1
+                in_flight[1] = max(in_flight)
+            time.sleep(seconds)
+            with lock:
+                in_flight[0] -= 1
+            return page(request.target, *(fast if request.target == "/hub" else ()))
+
+        return respond
+
+    routes = {"/robots.txt": robots("User-agent: *\nDisallow: /private/\n"), "/": page("Home", *slow_pages, "/hub")}
+    dynamic = [(path, counted(4.0)) for path in slow_pages] + [(path, counted(0.01)) for path in ["/hub", *fast]]
+    with TimedServer(routes, dynamic) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={"RANDOMIZE_DOWNLOAD_DELAY": "False"})
+        assert listed_paths(result, server) == {"/", "/hub", *slow_pages, *fast}
+        first_slow = server.arrivals("/slow0")[0]
+        fast_done = max(server.arrivals(path)[0] for path in fast)
+    assert in_flight[1] <= 16, in_flight
+    # The hub and its 40 pages were fetched while the first slow pages were still being answered.
+    assert fast_done - first_slow < 3.5, fast_done - first_slow
+
+
 def test_a_site_whose_answers_all_take_long_is_paced_by_their_latency(tmp_path: Path) -> None:
     """The median of a slow site's answers is slow: AutoThrottle's pace (latency / target
     concurrency, 0.4 s / 4 here) holds once a few answers are in."""
