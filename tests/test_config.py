@@ -167,10 +167,16 @@ def test_remote_control_that_is_off_is_not_even_loaded(enabled: str, extensions:
 
 
 @pytest.mark.parametrize(
-    ("user_setting", "url_length_kept"),
-    [({}, False), ({"scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": 800}, True)],
+    ("user_setting", "limit", "url_length_kept"),
+    [
+        ({}, None, False),
+        ({"scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": 800}, None, True),
+        ({}, "1000", True),  # a limit the user sets is applied
+    ],
 )
-def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(user_setting: dict[str, int], url_length_kept: bool) -> None:
+def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(
+    user_setting: dict[str, int], limit: str | None, url_length_kept: bool
+) -> None:
     """URL length and meta-copy checks: a layer each for every request of every page; one the user names stays."""
     from scrapy.utils.conf import build_component_list
 
@@ -178,6 +184,8 @@ def test_spider_middlewares_a_sitemap_crawl_never_uses_are_left_out(user_setting
 
     settings = Settings()
     settings.set("SPIDER_MIDDLEWARES", user_setting, priority="project")
+    if limit is not None:
+        settings.set("URLLENGTH_LIMIT", limit, priority="cmdline")
     SitemapSpider.update_settings(settings)
     names = set(build_component_list(settings.getwithbase("SPIDER_MIDDLEWARES")))
     assert ("scrapy.spidermiddlewares.urllength.UrlLengthMiddleware" in names) is url_length_kept

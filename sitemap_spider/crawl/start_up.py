@@ -63,10 +63,8 @@ _REMOTE_CONTROL = "scrapy.extensions.remote_control.RemoteControl"
 # response.meta into its requests (a help while writing a spider; this one sets each request's
 # meta itself). The Referer middleware stays: Scrapy's redirect middlewares look for it and warn
 # at start-up without it.
-_UNUSED_SPIDER_MIDDLEWARES = (
-    "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware",
-    "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware",
-)
+_URL_LENGTH = "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware"
+_UNUSED_SPIDER_MIDDLEWARES = (_URL_LENGTH, "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware")
 
 
 def _leave_out_unused(settings: BaseSettings) -> None:
@@ -76,11 +74,14 @@ def _leave_out_unused(settings: BaseSettings) -> None:
     each key to merge EXTENSIONS with EXTENSIONS_BASE), and its remote control imports aiohttp:
     with ``REMOTE_CONTROL_ENABLED`` off (the helper process always, tests and benchmarks), that
     was a quarter of a second of every start-up. A component the user names in their own
-    setting stays, with their order.
+    setting stays, with their order, and so does the URL length limit when the user sets
+    ``URLLENGTH_LIMIT`` (Scrapy's default leaves it at priority 0).
     """
     if not settings.getbool("REMOTE_CONTROL_ENABLED"):
         _leave_out_of_base(settings, "EXTENSIONS", (_REMOTE_CONTROL,))
-    _leave_out_of_base(settings, "SPIDER_MIDDLEWARES", _UNUSED_SPIDER_MIDDLEWARES)
+    user_limit = (settings.getpriority("URLLENGTH_LIMIT") or 0) > 0
+    unused = tuple(path for path in _UNUSED_SPIDER_MIDDLEWARES if not (user_limit and path == _URL_LENGTH))
+    _leave_out_of_base(settings, "SPIDER_MIDDLEWARES", unused)
 
 
 def _leave_out_of_base(settings: BaseSettings, name: str, paths: tuple[str, ...]) -> None:
