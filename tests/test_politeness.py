@@ -9,7 +9,7 @@ import itertools
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -237,42 +237,69 @@ def test_one_slow_page_does_not_slow_the_site(tmp_path: Path) -> None:
     assert len(long_gaps) < 2, long_gaps
 
 
-def test_slow_pages_lend_their_places_to_the_rest_of_the_site(tmp_path: Path) -> None:
-    """Twelve pages asked for first take 4 s each, more than the site's 8 places
-    (CONCURRENT_REQUESTS_PER_DOMAIN). Holding their places, they kept the rest of the site
-    waiting for 4 s; stalled (unanswered after 1 s, when the site answers in milliseconds) they
-    lend them, and never more than twice the places are in flight at once."""
-    slow_pages = [f"/slow{i}" for i in range(12)]
-    fast = [f"/f{i}" for i in range(40)]
-    lock = threading.Lock()
-    in_flight = [0, 0]  # now, most at once
+class InFlight:
+    """Responders that count the requests the server is answering at once."""
 
-    def counted(seconds: float) -> Responder:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.now = 0
+        self.most = 0
+
+    def taking(self, seconds: float, links: Callable[[str], tuple[str, ...]] = lambda target: ()) -> Responder:
         def respond(request: SiteRequest) -> Route:
-            with lock:
-                in_flight[0] += 1
-                in_flight[1] = max(in_flight)
+            with self._lock:
+                self.now += 1
+                self.most = max(self.most, self.now)
             time.sleep(seconds)
-            with lock:
-                in_flight[0] -= 1
-            return page(request.target, *(fast if request.target == "/hub" else ()))
+            with self._lock:
+                self.now -= 1
+            return page(request.target, *links(request.target))
 
         return respond
 
-    routes = {"/robots.txt": robots("User-agent: *\nDisallow: /private/\n"), "/": page("Home", *slow_pages, "/hub")}
-    dynamic = [(path, counted(4.0)) for path in slow_pages] + [(path, counted(0.01)) for path in ["/hub", *fast]]
-    with TimedServer(routes, dynamic) as server:
+
+def test_slow_pages_lend_their_places_to_the_rest_of_the_site(tmp_path: Path) -> None:
+    """Eight pages taking 4 s each, as many as the site's places (CONCURRENT_REQUESTS_PER_DOMAIN),
+    while the rest of the site answers at once. Holding their places, they kept the rest waiting
+    until one of them answered; stalled (unanswered after 1 s, the site answering in milliseconds)
+    they lend them, and the hub and its 40 pages are fetched meanwhile."""
+    quick = [f"/q{i}" for i in range(20)]
+    slow_pages = [f"/slow{i}" for i in range(8)]
+    fast = [f"/f{i}" for i in range(40)]
+    counted = InFlight()
+    routes = {
+        "/robots.txt": robots("User-agent: *\nDisallow: /private/\n"),
+        # Breadth first: the quick pages are answered, then the slow ones take every place.
+        "/": page("Home", *quick, *slow_pages, "/hub"),
+        "/hub": page("Hub", *fast),
+        **{path: page(path) for path in (*quick, *fast)},
+    }
+    with TimedServer(routes, [(path, counted.taking(4.0)) for path in slow_pages]) as server:
         result = run_crawl(server.origin + "/", tmp_path, settings={"RANDOMIZE_DOWNLOAD_DELAY": "False"})
-        assert listed_paths(result, server) == {"/", "/hub", *slow_pages, *fast}
-        first_slow = server.arrivals("/slow0")[0]
+        assert listed_paths(result, server) == {"/", "/hub", *quick, *slow_pages, *fast}
+        first_slow = min(server.arrivals(path)[0] for path in slow_pages)
         hub = server.arrivals("/hub")[0]
         fast_done = max(server.arrivals(path)[0] for path in fast)
-    assert in_flight[1] <= 16, in_flight
-    # Holding their places, the first 8 slow pages kept the hub waiting until one of them answered,
-    # 4 s after the first was sent. Lent after about 1 s, the places served the hub and its 40 pages
+    # Holding their places, the slow pages kept the hub waiting until one of them answered, 4 s
+    # after the first was sent. Lent after about 1 s, the places served the hub and its 40 pages
     # before any slow page answered.
     assert hub - first_slow < 3.0, hub - first_slow
     assert fast_done - first_slow < 4.0, fast_done - first_slow
+
+
+def test_a_site_that_hangs_is_not_sent_more_than_its_places(tmp_path: Path) -> None:
+    """Every page but the home page takes 4 s: the whole site is slow, not a few pages, and it
+    answers nothing new while its requests stall. No place is lent: never more than 8 requests
+    in flight (Scrapy's overall CONCURRENT_REQUESTS raised, so that it is not what holds them)."""
+    pages = [f"/h{i}" for i in range(24)]
+    counted = InFlight()
+    routes = {"/robots.txt": robots("User-agent: *\nDisallow: /private/\n"), "/": page("Home", *pages)}
+    with TimedServer(routes, [(path, counted.taking(4.0)) for path in pages]) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={
+            "RANDOMIZE_DOWNLOAD_DELAY": "False", "CONCURRENT_REQUESTS": "64", "AUTOTHROTTLE_START_DELAY": "0",
+        })  # fmt: skip
+        assert listed_paths(result, server) == {"/", *pages}
+    assert counted.most <= 8, counted.most
 
 
 def test_a_site_whose_answers_all_take_long_is_paced_by_their_latency(tmp_path: Path) -> None:

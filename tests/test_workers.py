@@ -284,3 +284,31 @@ def test_the_leader_lends_its_queue_when_the_helper_runs_dry(
     retried = {target for target, route in generated.spec.routes.items() if route.status in (500, 502, 503, 504, 429)}
     twice = {target: n for target, n in page_fetches(generated).items() if n > 1 and target not in retried}
     assert not twice, f"{len(twice)} pages fetched more than once: {sorted(twice)[:20]}"
+
+
+def test_each_process_keeps_half_of_the_site_s_concurrency_and_of_autothrottle_s_target() -> None:
+    """When the helper starts, the leader keeps half of CONCURRENT_REQUESTS_PER_DOMAIN and half of
+    AUTOTHROTTLE_TARGET_CONCURRENCY (the helper gets the other halves through its settings). The
+    crawl's AutoThrottle is PacingAutoThrottle: looking for Scrapy's class by name missed it, and
+    the leader kept the whole target."""
+    from types import SimpleNamespace
+
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    from sitemap_spider.crawl.throttle import PacingAutoThrottle
+    from sitemap_spider.modes.workers.spawn import share_concurrency
+
+    crawler = get_crawler(Spider, {
+        "EXTENSIONS": {"scrapy.extensions.throttle.AutoThrottle": None, PacingAutoThrottle: 0},
+        "AUTOTHROTTLE_ENABLED": True,
+        "AUTOTHROTTLE_TARGET_CONCURRENCY": 4.0,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
+    })  # fmt: skip
+    crawler._apply_settings()
+    slot = SimpleNamespace(concurrency=8)
+    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(domain_concurrency=8, slots={"site": slot}))  # type: ignore[assignment]
+    share_concurrency(crawler)
+    (throttle,) = [ext for ext in crawler.extensions.middlewares if isinstance(ext, PacingAutoThrottle)]
+    assert throttle.target_concurrency == 2.0
+    assert crawler.engine.downloader.domain_concurrency == 4 and slot.concurrency == 4

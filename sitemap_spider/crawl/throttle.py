@@ -18,6 +18,7 @@ crawl/start_up.py puts :class:`PacingAutoThrottle` in AutoThrottle's place.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from time import monotonic
 from types import SimpleNamespace
@@ -28,11 +29,14 @@ from scrapy.extensions.throttle import AutoThrottle
 from scrapy.utils.asyncio import create_looping_call
 
 from sitemap_spider import request_meta as meta
+from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES
 
 if TYPE_CHECKING:
     from scrapy.core.downloader import Slot
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
 
 #: How many of a site's last answers pace it: their median latency is the site's. More than twice
 #: the places a site can have in flight with the lent ones (8 + 8 by default): slow pages that
@@ -44,6 +48,9 @@ STALL_FACTOR = 5.0
 STALL_SECONDS = 1.0
 #: How often the requests in flight are looked at, in seconds.
 STALL_CHECK_SECONDS = 0.25
+#: Places are lent only while the site's good answers of the last this-many stall times
+#: outnumber its stalled requests: a site that hangs as a whole lends nothing.
+ANSWER_WINDOW = 2.0
 
 
 class PacingAutoThrottle(AutoThrottle):
@@ -61,25 +68,26 @@ class PacingAutoThrottle(AutoThrottle):
 
     Nor does a slow page keep one of the site's places: a request unanswered after
     :data:`STALL_FACTOR` times the site's median latency (at least :data:`STALL_SECONDS`)
-    lends its place to the next request, and takes it back when it ends. At most as many
-    places are lent as the site has, so no more than twice its concurrency is ever in
-    flight, half of it stalled; a site whose answers all turn slow moves its median and
-    lends nothing. A slot whose concurrency someone else set since (a robots.txt
-    ``Crawl-delay`` makes it 1, a second crawling process halves it) is left alone until
-    it is at least 2 and stays as set. Renders are not counted: a browser page loads the
-    site's scripts and styles too.
+    lends its place to the next request, and takes it back when it ends (at the next look,
+    every :data:`STALL_CHECK_SECONDS`). Only while the site answers: the stalled requests
+    must be fewer than its good answers (not a 429 or a gateway's fault) of the last
+    :data:`ANSWER_WINDOW` stall times. A site that hangs or turns slow as a whole answers
+    nothing new, and lends nothing once its earlier answers are that old. At most as many places are lent as the site
+    has: never more than twice its concurrency in flight. A slot whose concurrency someone
+    else set since (a robots.txt ``Crawl-delay`` makes it 1, a second crawling process halves
+    it) is taken as set, and nothing is lent below 2. Renders are not counted: a browser page
+    loads the site's scripts and styles too.
     """
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
         # A downloader slot takes no weak reference: keyed by id, with the slot held so that
         # the id is not reused (a crawl has a slot per site, a handful at most).
-        self._latencies: dict[int, tuple[Slot, deque[float]]] = {}
+        self._sites: dict[int, _Site] = {}
         #: Requests in flight -> when they were first seen transferring (monotonic).
         self._in_flight: dict[Request, float] = {}
-        #: Slot id -> (its own concurrency, places lent now): what this extension added to it.
-        self._lent: dict[int, tuple[int, int]] = {}
         self._watch: Any = None
+        self._broken = False
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 
     def _spider_opened(self, spider: Spider) -> None:
@@ -94,46 +102,80 @@ class PacingAutoThrottle(AutoThrottle):
     def _lend_places(self) -> None:
         """Let each site's stalled requests lend their places, up to as many as the site has."""
         engine = self.crawler.engine
-        if engine is None:
+        if engine is None or self._broken:
             return
-        downloader = engine.downloader
-        now = monotonic()
+        try:
+            self._look(engine.downloader, monotonic())
+        except Exception:
+            # A looping call that raises is not called again: give the places back for good.
+            logger.exception("Lending the places of stalled requests failed; lending stops")
+            self._broken = True
+            for site in self._sites.values():
+                site.give_back()
+
+    def _look(self, downloader: Any, now: float) -> None:
         seen = self._in_flight
         in_flight: dict[Request, float] = {}
         for slot in downloader.slots.values():
-            known = self._latencies.get(id(slot))
-            stall = max(STALL_SECONDS, STALL_FACTOR * median_latency(known[1])) if known else None
+            site = self._sites.get(id(slot))
+            stall = site.stall() if site is not None else None
             stalled = 0
             for request in slot.transferring:
                 since = in_flight[request] = seen.get(request, now)
                 if stall is not None and now - since > stall and not request.meta.get(meta.RENDER):
                     stalled += 1
-            if self._lend(slot, stalled):
+            if site is not None and site.lend(stalled, now):
                 # No public call for it: what the downloader runs when a download ends.
                 downloader._process_queue(slot)
         self._in_flight = in_flight
 
-    def _lend(self, slot: Slot, stalled: int) -> bool:
-        """Set the slot's concurrency to its own plus ``stalled`` (at most as much again); True if raised."""
-        own, lent = self._lent.get(id(slot), (slot.concurrency, 0))
-        if slot.concurrency != own + lent:
-            own, lent = slot.concurrency, 0  # set since by someone else: that is its own now
-        lend = min(stalled, own) if own >= 2 else 0
-        if lend == lent and id(slot) in self._lent:
-            return False
-        slot.concurrency = own + lend
-        self._lent[id(slot)] = (own, lend)
-        return lend > lent
-
     def _adjust_delay(self, slot: Slot, latency: float, response: Response) -> None:
-        known = self._latencies.get(id(slot))
-        if known is None:
-            known = self._latencies[id(slot)] = (slot, deque(maxlen=LATENCY_WINDOW))
-        recent = known[1]
-        recent.append(latency)
+        site = self._sites.get(id(slot))
+        if site is None:
+            site = self._sites[id(slot)] = _Site(slot)
+        site.latencies.append(latency)
+        if response.status not in TRANSIENT_STATUSES:
+            site.answered.append(monotonic())
         # AutoThrottle reads nothing of the response but its status; Response.replace would copy
         # the whole response once per 304 (a fifth of a millisecond, on every page of a recrawl).
-        super()._adjust_delay(slot, median_latency(recent), _ANSWERED_200 if response.status == 304 else response)
+        super()._adjust_delay(slot, median_latency(site.latencies), _ANSWERED_200 if response.status == 304 else response)
+
+
+class _Site:
+    """One downloader slot's answers, and the places its stalled requests lend."""
+
+    def __init__(self, slot: Slot) -> None:
+        self.slot = slot
+        self.latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        #: When its good answers arrived (monotonic), the last ANSWER_WINDOW stall times' worth.
+        self.answered: deque[float] = deque()
+        self.own = slot.concurrency
+        self.lent = 0
+
+    def stall(self) -> float:
+        """Seconds after which a request of this site is stalled."""
+        return max(STALL_SECONDS, STALL_FACTOR * median_latency(self.latencies))
+
+    def lend(self, stalled: int, now: float) -> bool:
+        """Lend a place for each stalled request while the site answers; True if places were added."""
+        slot = self.slot
+        if slot.concurrency != self.own + self.lent:
+            self.own, self.lent = slot.concurrency, 0  # set since by someone else: that is its own now
+        answered = self.answered
+        window = ANSWER_WINDOW * self.stall()
+        while answered and now - answered[0] > window:
+            answered.popleft()
+        lend = min(stalled, self.own) if self.own >= 2 and stalled < len(answered) else 0
+        if lend == self.lent:
+            return False
+        raised = lend > self.lent
+        slot.concurrency, self.lent = self.own + lend, lend
+        return raised
+
+    def give_back(self) -> None:
+        if self.lent and self.slot.concurrency == self.own + self.lent:
+            self.slot.concurrency = self.own
+        self.lent = 0
 
 
 def median_latency(latencies: deque[float]) -> float:

@@ -13,6 +13,7 @@ import pickle
 import socket
 from typing import TYPE_CHECKING, Any
 
+from scrapy.extensions.throttle import AutoThrottle
 from scrapy.settings import BaseSettings, Settings
 
 from sitemap_spider import stats as keys
@@ -90,9 +91,10 @@ def share_concurrency(crawler: Crawler) -> None:
     downloader.domain_concurrency = per_domain
     for slot in downloader.slots.values():
         slot.concurrency = min(slot.concurrency, per_domain)
+    # AutoThrottle or the crawl's PacingAutoThrottle (matching the class name alone missed the
+    # latter: the leader kept the whole target).
     throttle = next(
-        (ext for ext in getattr(crawler.extensions, "middlewares", ())
-         if type(ext).__name__ == "AutoThrottle"), None,
+        (ext for ext in getattr(crawler.extensions, "middlewares", ()) if isinstance(ext, AutoThrottle)), None,
     )
     if throttle is not None:
         throttle.target_concurrency = max(1.0, throttle.target_concurrency / 2)
