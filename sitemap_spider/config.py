@@ -171,6 +171,7 @@ class SitemapConfig:
     politeness: PolitenessConfig
     workers: int = 1
     workers_after: int = 0
+    workers_after_seconds: float = 0.0
     queue_memory: int = 10_000
     shared: SharedConfig | None = None
     indexnow: IndexNowConfig | None = None
@@ -218,6 +219,7 @@ class SitemapConfig:
             politeness=PolitenessConfig.from_settings(settings),
             workers=read_workers(settings, "SITEMAP_WORKERS"),
             workers_after=read_number(settings, "SITEMAP_WORKERS_AFTER", int, 0, 100_000_000),
+            workers_after_seconds=read_number(settings, "SITEMAP_WORKERS_AFTER_SECONDS", float, 0.0, 3600.0),
             queue_memory=read_number(settings, "SITEMAP_QUEUE_MEMORY", int, 0, 100_000_000),
             shared=SharedConfig.from_settings(settings),
             indexnow=IndexNowConfig.from_settings(settings),

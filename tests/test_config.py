@@ -30,6 +30,7 @@ def test_defaults_are_valid_and_protocol_sized() -> None:
         ("SITEMAP_MAX_URLS", "50001", "between 1 and 50,000"),
         ("SITEMAP_MAX_URLS", "0", "between"),
         ("SITEMAP_MAX_URLS", "many", "whole number"),
+        ("SITEMAP_WORKERS_AFTER_SECONDS", "-1", "between"),
         ("SITEMAP_MAX_BYTES", "60000000", "52,428,800"),
         ("SITEMAP_GZIP", "perhaps", "true or false"),
         ("SITEMAP_PUBLISH", "sometimes", "true or false"),

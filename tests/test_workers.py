@@ -163,6 +163,18 @@ def test_a_small_site_stays_in_one_process(generated: RunningSite, tmp_path: Pat
     assert log_stat(result.stderr, "sitemap/workers") is None
 
 
+def test_a_queue_that_is_little_work_at_the_crawl_s_pace_stays_in_one_process(
+    generated: RunningSite, tmp_path: Path
+) -> None:
+    """SITEMAP_WORKERS_AFTER requests are waiting from the first pages on, but at the crawl's pace
+    they are far less work than SITEMAP_WORKERS_AFTER_SECONDS: no second process."""
+    settings = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "1", "SITEMAP_WORKERS_AFTER_SECONDS": "3600"}
+    result = run_crawl(generated.start_url, tmp_path, settings=settings)
+    assert result.returncode == 0, result.describe()
+    assert "[worker 2]" not in result.stderr
+    assert log_stat(result.stderr, "sitemap/workers") is None
+
+
 def _helper_pid(log: Path, deadline: float) -> int:
     while time.monotonic() < deadline:
         found = re.search(r"second crawling process \(pid (\d+)\)", log.read_text(errors="replace"))
@@ -273,7 +285,8 @@ def test_the_leader_lends_its_queue_when_the_helper_runs_dry(
     front of the queue is in memory or on disk."""
     generated.server.clear()
     # With 50 requests in memory, most of the leader's queue is on disk when it lends.
-    settings = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "400", "SITEMAP_QUEUE_MEMORY": queue_memory}
+    settings = {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "400", "SITEMAP_WORKERS_AFTER_SECONDS": "0",
+                "SITEMAP_QUEUE_MEMORY": queue_memory}
     result = run_crawl(generated.start_url, tmp_path, settings=settings, timeout=300)
     assert result.returncode == 0, result.describe()
     assert log_stat(result.stderr, "sitemap/workers") == 2

@@ -61,6 +61,8 @@ class Leader(Workers):
     ) -> None:
         super().__init__(crawler, config, target)
         self.after = config.workers_after
+        self.after_seconds = config.workers_after_seconds
+        self._checked_at: float | None = None  # when page_seen last looked at the queue (monotonic)
         self.spider_kwargs = spider_kwargs
         self.process: BaseProcess | None = None
         self._handed: list[tuple[str, int, str | None]] = []
@@ -98,9 +100,16 @@ class Leader(Workers):
         self._responses += 1
         if self._responses % _CHECK_EVERY:
             return
+        now = time.monotonic()
+        since, self._checked_at = self._checked_at, now
         scheduler = getattr(self.crawler.engine, "scheduler", None)
         if scheduler is None or len(scheduler) < self.after:
             return
+        if self.after and self.after_seconds:
+            # The queue as seconds of work at the pace of the last _CHECK_EVERY responses: a
+            # recrawl's 304s go so fast that a thousand of them are over before the helper is up.
+            if since is None or len(scheduler) * (now - since) / _CHECK_EVERY < self.after_seconds:
+                return
         paced = why_paced(self.crawler)
         if paced:
             # A second process would double the pace the site asked for: stay in one.
