@@ -114,9 +114,10 @@ SITEMAP_MODE_CHOOSER = "sitemap_spider.modes.SettingsChooser"
 # Crawling processes: "auto" is one per core, at most 2. The second one starts
 # once SITEMAP_WORKERS_AFTER requests wait in the queue (a small site never
 # needs it; 0: at once) and they are at least SITEMAP_WORKERS_AFTER_SECONDS of
-# work at the crawl's pace so far (its start-up, about a second of a core, must pay
-# off: a recrawl's 304s go fast); each URL is then fetched by the process its hash
-# names. One process with JOBDIR, SITEMAP_REDIS_URL, feed exports (-o) or under Scrapyd.
+# work at the crawl's pace so far, or the crawl has gone on twice that long with
+# them waiting (its start-up, about a second of a core, must pay off: a recrawl's
+# 304s go fast; 0: the count alone); each URL is then fetched by the process its
+# hash names. One process with JOBDIR, SITEMAP_REDIS_URL, feed exports (-o) or under Scrapyd.
 SITEMAP_WORKERS = "auto"
 SITEMAP_WORKERS_AFTER = 500
 SITEMAP_WORKERS_AFTER_SECONDS = 4.0

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.modes.workers import owner
-from sitemap_spider.modes.workers.leader import helper_counts
+from sitemap_spider.modes.workers.leader import helper_counts, helper_pays_off
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, log_stat, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.report_counts import count_problems
@@ -173,6 +173,60 @@ def test_a_queue_that_is_little_work_at_the_crawl_s_pace_stays_in_one_process(
     assert result.returncode == 0, result.describe()
     assert "[worker 2]" not in result.stderr
     assert log_stat(result.stderr, "sitemap/workers") is None
+
+
+@pytest.mark.parametrize(
+    ("queued", "pace", "elapsed", "after", "after_seconds", "start"),
+    [
+        (499, 0.01, 1.0, 500, 4.0, False),  # fewer than SITEMAP_WORKERS_AFTER wait
+        (1_000, None, 0.0, 500, 4.0, False),  # the pace is not known yet
+        (1_000, 0.002, 1.0, 500, 4.0, False),  # a recrawl's 304s: 2 s of work
+        (1_000, 0.005, 1.0, 500, 4.0, True),  # 5 s of work
+        (600, 0.002, 8.0, 500, 4.0, True),  # a short queue, but 8 s of crawling with it waiting
+        (1_000, 0.002, 1.0, 500, 0.0, True),  # SITEMAP_WORKERS_AFTER_SECONDS=0: the count alone
+        (0, None, 0.0, 0, 4.0, True),  # SITEMAP_WORKERS_AFTER=0: at once
+    ],
+)
+def test_the_helper_starts_when_the_queue_is_worth_its_start_up(
+    queued: int, pace: float | None, elapsed: float, after: int, after_seconds: float, start: bool
+) -> None:
+    assert helper_pays_off(queued, pace, elapsed, after, after_seconds) is start
+
+
+def test_one_slow_spell_does_not_start_the_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pace is the crawl's since the leader first looked, not the last 32 responses': a
+    queue of 1,000 at 2 ms a response is 2 s of work, and a 0.1 s pause (a collection, a
+    history write) once does not make it 4."""
+    from types import SimpleNamespace
+
+    from sitemap_spider.modes.workers import leader as leader_module
+    from sitemap_spider.modes.workers.leader import _CHECK_EVERY, Leader
+
+    clock = [100.0]
+    monkeypatch.setattr(leader_module.time, "monotonic", lambda: clock[0])
+    started: list[int] = []
+    leader = Leader.__new__(Leader)
+    leader._decided, leader._responses, leader._first_look = False, 0, None
+    leader.after, leader.after_seconds = 500, 4.0
+    from scrapy.settings import Settings
+
+    leader.crawler = SimpleNamespace(  # type: ignore[assignment]
+        engine=SimpleNamespace(scheduler=[None] * 1_000),
+        stats=SimpleNamespace(get_value=lambda key: None, get_stats=dict),
+        settings=Settings({"DOWNLOAD_DELAY": 0}),
+    )
+    leader._start_helper = started.append  # type: ignore[method-assign]
+    for look in range(40):
+        for _ in range(_CHECK_EVERY):
+            clock[0] += 0.002
+            leader.page_seen()
+        if look == 20:
+            clock[0] += 0.1  # one slow spell
+    assert not started
+    clock[0] += 8.0  # then the crawl goes on with the queue as full: it is a big site after all
+    for _ in range(_CHECK_EVERY):
+        leader.page_seen()
+    assert started == [1_000]
 
 
 def _helper_pid(log: Path, deadline: float) -> int:

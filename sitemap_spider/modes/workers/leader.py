@@ -62,7 +62,8 @@ class Leader(Workers):
         super().__init__(crawler, config, target)
         self.after = config.workers_after
         self.after_seconds = config.workers_after_seconds
-        self._checked_at: float | None = None  # when page_seen last looked at the queue (monotonic)
+        #: When page_seen first looked at the queue (monotonic), and the responses seen then.
+        self._first_look: tuple[float, int] | None = None
         self.spider_kwargs = spider_kwargs
         self.process: BaseProcess | None = None
         self._handed: list[tuple[str, int, str | None]] = []
@@ -101,15 +102,16 @@ class Leader(Workers):
         if self._responses % _CHECK_EVERY:
             return
         now = time.monotonic()
-        since, self._checked_at = self._checked_at, now
+        if self._first_look is None:
+            self._first_look = (now, self._responses)
+        start, responses = self._first_look
+        # The crawl's pace so far, from the first look on (one slow spell of 32 responses, a
+        # collection or a history write, does not make the queue look like much work).
+        pace = (now - start) / (self._responses - responses) if self._responses > responses else None
         scheduler = getattr(self.crawler.engine, "scheduler", None)
-        if scheduler is None or len(scheduler) < self.after:
+        queued = 0 if scheduler is None else len(scheduler)
+        if not helper_pays_off(queued, pace, now - start, self.after, self.after_seconds):
             return
-        if self.after and self.after_seconds:
-            # The queue as seconds of work at the pace of the last _CHECK_EVERY responses: a
-            # recrawl's 304s go so fast that a thousand of them are over before the helper is up.
-            if since is None or len(scheduler) * (now - since) / _CHECK_EVERY < self.after_seconds:
-                return
         paced = why_paced(self.crawler)
         if paced:
             # A second process would double the pace the site asked for: stay in one.
@@ -117,9 +119,9 @@ class Leader(Workers):
             self._decided = True
             return
         self._decided = True
-        self._start_helper()
+        self._start_helper(queued)
 
-    def _start_helper(self) -> None:
+    def _start_helper(self, queued: int) -> None:
         started = spawn_helper(self.crawler, self.spider_kwargs)
         if started is None:
             return
@@ -136,8 +138,8 @@ class Leader(Workers):
         assert self.crawler.stats is not None
         self.crawler.stats.set_value(keys.WORKERS, 2)
         logger.info(
-            "The queue holds over %d requests: a second crawling process (pid %s) takes half of the URLs",
-            self.after, self.process.pid,
+            "The queue holds %d requests: a second crawling process (pid %s) takes half of the URLs",
+            queued, self.process.pid,
         )
 
     def _on_message(self, message: dict[str, Any]) -> None:
@@ -305,6 +307,22 @@ class Leader(Workers):
         process.join(timeout=10)
         if self.channel is not None:
             await self.channel.aclose()
+
+
+def helper_pays_off(queued: int, pace: float | None, elapsed: float, after: int, after_seconds: float) -> bool:
+    """Whether to start the helper now: ``after`` requests wait and, unless ``after`` or
+    ``after_seconds`` is 0, they are at least ``after_seconds`` of work at ``pace`` (seconds a
+    response, None before it is known), or the crawl has gone on for twice that long with that
+    many waiting (a deep site whose queue stays short for minutes). Its start-up, about a second of
+    a core, must pay off: a recrawl's 304s of a site of a thousand pages are over before it is up.
+    """
+    if queued < after:
+        return False
+    if not after or not after_seconds:
+        return True
+    if pace is None:
+        return False
+    return queued * pace >= after_seconds or elapsed >= 2 * after_seconds
 
 
 def _closing(engine: Any) -> bool:
