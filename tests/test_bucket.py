@@ -237,6 +237,21 @@ def test_llms_txt_is_compared_with_the_bucket_s(
     assert (tmp_path / "bucket" / LLMS_TXT_NAME).read_bytes() == (second.output_dir / LLMS_TXT_NAME).read_bytes()
 
 
+def test_llms_txt_turned_off_is_taken_down_from_the_bucket(
+    case_site: RunningSite, tmp_path: Path, moto_url: str, bucket: str
+) -> None:
+    """The llms.txt a crawl published lists that crawl's set: once SITEMAP_LLMS_TXT is off, the next
+    publish from another working copy takes it down with the set it listed."""
+    settings = {"SITEMAP_OUTPUT_URI": f"s3://{bucket}/off/", "AWS_ENDPOINT_URL": moto_url, **CREDENTIALS}
+    first = run_crawl(case_site.spec.start_url, tmp_path / "machine-a", settings={**settings, "SITEMAP_LLMS_TXT": "on"})
+    assert first.returncode == 0, first.describe()
+    assert LLMS_TXT_NAME in download(moto_url, bucket, "off/", tmp_path / "before")
+    second = run_crawl(case_site.spec.start_url, tmp_path / "machine-b", settings=settings)
+    assert second.returncode == 0, second.describe()
+    assert LLMS_TXT_NAME not in download(moto_url, bucket, "off/", tmp_path / "after")
+    assert not (second.output_dir / LLMS_TXT_NAME).exists()
+
+
 @pytest.mark.parametrize("uri", ["http://example.com/", "s3://", "s3://bucket/?x=1"])
 def test_a_bad_uri_names_the_setting(tmp_path: Path, uri: str) -> None:
     done = publish(tmp_path, "work", pages(1), f"SITEMAP_OUTPUT_URI={uri}")

@@ -144,6 +144,23 @@ def test_llms_txt_lists_the_published_pages_and_a_recrawl_of_304s_writes_it_agai
     assert (jobdir.output_dir / LLMS_TXT_NAME).read_bytes() == before
 
 
+def test_llms_txt_turned_off_goes_with_the_set_it_listed_and_a_hand_written_one_stays(
+    site: SiteServer, tmp_path: Path
+) -> None:
+    on = crawl(site, tmp_path)
+    assert (on.output_dir / LLMS_TXT_NAME).is_file()
+    off = run_crawl(site.origin + "/", tmp_path)  # SITEMAP_LLMS_TXT off, as by default
+    assert off.returncode == 0, off.describe()
+    assert not (off.output_dir / LLMS_TXT_NAME).exists()
+    assert "Removing llms.txt of the earlier set" in off.stderr
+    # One the site's owner wrote, naming the sitemap too, is theirs: it stays.
+    own = f"# Example\n\n> Our pages, by hand. The sitemap: {site.origin}/sitemap_index.xml\n"
+    (off.output_dir / LLMS_TXT_NAME).write_text(own, encoding="utf-8")
+    again = run_crawl(site.origin + "/", tmp_path)
+    assert again.returncode == 0, again.describe()
+    assert (again.output_dir / LLMS_TXT_NAME).read_text(encoding="utf-8") == own
+
+
 def test_a_history_kept_without_llms_txt_has_its_pages_fetched_whole_once(site: SiteServer, tmp_path: Path) -> None:
     plain = run_crawl(site.origin + "/", tmp_path)
     assert plain.returncode == 0 and not (plain.output_dir / LLMS_TXT_NAME).exists()

@@ -166,10 +166,12 @@ class Bucket:
             raise BucketError(f"cannot read the published set in {self.target.uri}: {exc}") from exc
 
     def push(
-        self, local_dir: Path, shard_names: Sequence[str], extra_names: Sequence[str], index_name: str
+        self, local_dir: Path, shard_names: Sequence[str], extra_names: Sequence[str], index_name: str,
+        stale_names: Sequence[str] = (),
     ) -> None:
         """Upload the set's files to a staging prefix, copy them into place inside the bucket, the
-        index last; then delete the old set's files that the new index no longer lists."""
+        index last; then delete the old set's files that the new index no longer lists, and the
+        ``stale_names`` files (an earlier set's, the new one has none)."""
         staging = f"{self.prefix}{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}/"
         names = [*shard_names, *extra_names, index_name]
         try:
@@ -193,6 +195,9 @@ class Bucket:
             for key in stale:
                 logger.info("Removing stale sitemap file s3://%s/%s", self.bucket, key)
                 self._client.delete_object(Bucket=self.bucket, Key=key)
+            for name in stale_names:
+                logger.info("Removing %s of the earlier set from s3://%s/%s", name, self.bucket, self.prefix)
+                self._client.delete_object(Bucket=self.bucket, Key=self.prefix + name)
         except self._errors as exc:
             raise BucketError(f"publishing to {self.target.uri} failed: {exc}") from exc
         finally:

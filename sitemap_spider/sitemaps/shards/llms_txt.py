@@ -28,6 +28,15 @@ from sitemap_spider.sitemaps.shards.groups import SitemapGroup, group_of
 
 logger = logging.getLogger(__name__)
 
+#: The line of llms.txt that names the sitemap (see llms_txt), as written: how this package's own is known.
+_SITEMAP_LINE: Final = re.compile(
+    r"^(?:The [\d,]+ pages of the site's sitemap, by section\. The sitemap: |"
+    r"This file lists [\d,]+ of the [\d,]+ pages of the site's sitemap, .*; the sitemap lists them all: )\S+$",
+    re.MULTILINE,
+)
+#: How much of a published llms.txt is read to tell whether it is ours (the line comes after the title).
+_HEAD_CHARS: Final = 8192
+
 #: The top-level pages' section (``/``, ``/about``), first.
 TOP_SECTION: Final = "Pages"
 #: With SITEMAP_GROUPS: the section of the pages of no group, last.
@@ -243,6 +252,19 @@ def write_llms_txt(pages: LlmsPages, staging: Path, output_dir: Path, options: O
     write_document(staging / LLMS_TXT_NAME, text.encode(), gzip=False)
     added, removed = compare(output_dir / LLMS_TXT_NAME, text)
     return LlmsTxtResult(listed, pages.count(), added, removed)
+
+
+def written_here(path: Path, index_url: str) -> bool:
+    """Whether ``path`` is an llms.txt this package wrote for the set whose index is ``index_url``:
+    it has the line naming that index that :func:`llms_txt` writes. A hand-written one has not."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            head = file.read(_HEAD_CHARS)
+    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
+        return False
+    return _SITEMAP_LINE.search(head) is not None and any(
+        line.endswith(index_url) and _SITEMAP_LINE.match(line) for line in head.splitlines()
+    )
 
 
 def compare(previous: Path, text: str) -> tuple[int | None, int | None]:

@@ -26,7 +26,7 @@ from sitemap_spider.sitemaps.errors import EmptySitemapError, ShrinkError, Sitem
 from sitemap_spider.sitemaps.shards.files import write_document
 from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
 from sitemap_spider.sitemaps.names import INDEX_NAME, LLMS_PAGES_NAME, LLMS_TXT_NAME, SORT_DIR, is_news_file
-from sitemap_spider.sitemaps.shards.llms_txt import LlmsPages, LlmsTxtResult, write_llms_txt
+from sitemap_spider.sitemaps.shards.llms_txt import LlmsPages, LlmsTxtResult, write_llms_txt, written_here
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.bucket import Bucket
 from sitemap_spider.sitemaps.shards.groups import OTHER_GROUP, group_of_file
@@ -212,8 +212,8 @@ class SitemapSetBuilder:
             if bucket is not None:
                 # The previous set is the one the bucket serves: the working copy is made it first.
                 with self._storage.publishing_lock():
-                    extras = [LLMS_TXT_NAME] if self._llms is not None else []
-                    bucket.pull(self._storage.output_dir, INDEX_NAME, extras)
+                    # llms.txt also when it is off: one this package wrote is then taken down.
+                    bucket.pull(self._storage.output_dir, INDEX_NAME, [LLMS_TXT_NAME])
             finder = ChangeFinder(self._storage.output_dir, INDEX_NAME)
             llms = self._llms
             # A content duplicate is not listed: not in llms.txt either.
@@ -243,9 +243,14 @@ class SitemapSetBuilder:
                 llms.close()
             if self.options.validate:
                 self._validate(shards)
-            self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME, names)
+            # An llms.txt of an earlier set, written here while SITEMAP_LLMS_TXT was on, would go on
+            # listing that set's pages: it goes with it. A hand-written one stays.
+            stale = [LLMS_TXT_NAME] if llms is None and written_here(
+                self._storage.output_dir / LLMS_TXT_NAME, self.options.base_url + INDEX_NAME
+            ) else []  # fmt: skip
+            self._storage.publish(self._staging, [shard.name for shard in shards], INDEX_NAME, names, stale)
             if bucket is not None:
-                bucket.push(self._storage.output_dir, [shard.name for shard in shards], names, INDEX_NAME)
+                bucket.push(self._storage.output_dir, [shard.name for shard in shards], names, INDEX_NAME, stale)
         except BaseException:
             if changes is not None:
                 changes.close()

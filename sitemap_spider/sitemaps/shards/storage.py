@@ -85,10 +85,11 @@ class SitemapStorage:
         return staging
 
     def publish(
-        self, staging: Path, shard_names: list[str], index_name: str, extra_names: Sequence[str] = ()
+        self, staging: Path, shard_names: list[str], index_name: str, extra_names: Sequence[str] = (),
+        stale_names: Sequence[str] = (),
     ) -> None:
         """Move the shards and the ``extra_names`` files, then the index, into place; remove stale
-        shards and ``staging``."""
+        shards, the ``stale_names`` files (an earlier set's, the new one has none) and ``staging``."""
         staging = self._check_staging(staging)
         names = [*shard_names, *extra_names, index_name]
         for name in names:
@@ -105,6 +106,10 @@ class SitemapStorage:
             # that callers do not announce a published set as "not published".
             try:
                 self._remove_stale_shards(set(shard_names))
+                for name in stale_names:
+                    if (self.output_dir / name).is_file():
+                        logger.info("Removing %s of the earlier set from %s", name, self.output_dir)
+                        (self.output_dir / name).unlink()
                 shutil.rmtree(staging)
             except OSError as exc:
                 logger.warning("Published, but cleaning up %s failed: %s", self.output_dir, exc)
