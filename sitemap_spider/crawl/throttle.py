@@ -134,11 +134,12 @@ class PacingAutoThrottle(AutoThrottle):
         if site is None:
             site = self._sites[id(slot)] = _Site(slot)
         site.latencies.append(latency)
+        site.median = median_latency(site.latencies)
         if response.status not in TRANSIENT_STATUSES:
             site.answered.append(monotonic())
         # AutoThrottle reads nothing of the response but its status; Response.replace would copy
         # the whole response once per 304 (a fifth of a millisecond, on every page of a recrawl).
-        super()._adjust_delay(slot, median_latency(site.latencies), _ANSWERED_200 if response.status == 304 else response)
+        super()._adjust_delay(slot, site.median, _ANSWERED_200 if response.status == 304 else response)
 
 
 class _Site:
@@ -147,6 +148,8 @@ class _Site:
     def __init__(self, slot: Slot) -> None:
         self.slot = slot
         self.latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        #: Their median, taken at each answer (the pace and the stall time both read it).
+        self.median = 0.0
         #: When its good answers arrived (monotonic), the last ANSWER_WINDOW stall times' worth.
         self.answered: deque[float] = deque()
         self.own = slot.concurrency
@@ -154,7 +157,7 @@ class _Site:
 
     def stall(self) -> float:
         """Seconds after which a request of this site is stalled."""
-        return max(STALL_SECONDS, STALL_FACTOR * median_latency(self.latencies))
+        return max(STALL_SECONDS, STALL_FACTOR * self.median)
 
     def lend(self, stalled: int, now: float) -> bool:
         """Lend a place for each stalled request while the site answers; True if places were added."""
