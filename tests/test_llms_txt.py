@@ -20,7 +20,7 @@ import pytest
 
 from sitemap_spider.sitemaps import PageSummary, SitemapGroup
 from sitemap_spider.sitemaps.names import LLMS_TXT_NAME
-from sitemap_spider.sitemaps.shards.llms_txt import LlmsPages, llms_txt
+from sitemap_spider.sitemaps.shards.llms_txt import LlmsPages, llms_txt, written_here
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_server import HTML, SiteServer, links
 from tests.site_spec import Route
@@ -216,6 +216,24 @@ def test_over_the_bound_each_section_keeps_its_shallowest_pages(tmp_path: Path) 
         "## Tags", f"- [tags]({base}tags/)", f"- [tags/t000]({base}tags/t000)", f"- [tags/t001]({base}tags/t001)",
     ]  # fmt: skip
     pages.close()
+
+
+@pytest.mark.parametrize("limit", [2, 100], ids=["some-listed", "all-listed"])
+def test_an_llms_txt_written_here_is_known_by_its_sitemap_line(tmp_path: Path, limit: int) -> None:
+    """Whether it lists every page or some, the llms.txt written for a set is known as this
+    package's (a publish with SITEMAP_LLMS_TXT off takes it down); not for another set's index,
+    nor one written by hand that names the sitemap too."""
+    base = "https://www.example.com/"
+    index = base + "sitemap_index.xml"
+    pages = _pages(tmp_path, [base, f"{base}about", f"{base}blog/a", f"{base}blog/b", f"{base}blog/c"])
+    text, _ = llms_txt(pages, index, limit)
+    written = tmp_path / LLMS_TXT_NAME
+    written.write_text(text, encoding="utf-8")
+    assert written_here(written, index)
+    assert not written_here(written, "https://other.example.com/sitemap_index.xml")
+    written.write_text(f"# Site\n\n> By hand. The sitemap: {index}\n", encoding="utf-8")
+    assert not written_here(written, index)
+    assert not written_here(tmp_path / "missing.txt", index)
 
 
 def test_groups_make_the_sections_in_their_order(tmp_path: Path) -> None:

@@ -28,11 +28,12 @@ from sitemap_spider.sitemaps.shards.groups import SitemapGroup, group_of
 
 logger = logging.getLogger(__name__)
 
-#: The line of llms.txt that names the sitemap (see llms_txt), as written: how this package's own is known.
-_SITEMAP_LINE: Final = re.compile(
-    r"^(?:The [\d,]+ pages of the site's sitemap, by section\. The sitemap: |"
-    r"This file lists [\d,]+ of the [\d,]+ pages of the site's sitemap, .*; the sitemap lists them all: )\S+$",
-    re.MULTILINE,
+#: The line of llms.txt that names the sitemap, when it lists every page and when it lists some:
+#: llms_txt writes it, written_here knows this package's own llms.txt by it.
+_ALL_LISTED: Final = "The {total:,} pages of the site's sitemap, by section. The sitemap: {index_url}"
+_SOME_LISTED: Final = (
+    "This file lists {listed:,} of the {total:,} pages of the site's sitemap, the shallowest of each "
+    "section; the sitemap lists them all: {index_url}"
 )
 #: How much of a published llms.txt is read to tell whether it is ours (the line comes after the title).
 _HEAD_CHARS: Final = 8192
@@ -221,13 +222,8 @@ def llms_txt(pages: LlmsPages, index_url: str, limit: int) -> tuple[str, int]:
     lines = [f"# {_markdown(name or urlsplit(home).netloc)}", ""]
     if description:
         lines += [f"> {_markdown(description)}", ""]
-    if listed < total:
-        lines.append(
-            f"This file lists {listed:,} of the {total:,} pages of the site's sitemap, the shallowest of each "
-            f"section; the sitemap lists them all: {index_url}"
-        )
-    else:
-        lines.append(f"The {total:,} pages of the site's sitemap, by section. The sitemap: {index_url}")
+    template = _SOME_LISTED if listed < total else _ALL_LISTED
+    lines.append(template.format(listed=listed, total=total, index_url=index_url))
     if groups:
         order = [group.name for group in groups] + [OTHER]
     else:
@@ -262,9 +258,16 @@ def written_here(path: Path, index_url: str) -> bool:
             head = file.read(_HEAD_CHARS)
     except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
         return False
-    return _SITEMAP_LINE.search(head) is not None and any(
-        line.endswith(index_url) and _SITEMAP_LINE.match(line) for line in head.splitlines()
-    )
+    # The templates as patterns: any count, this index.
+    fields = {re.escape("{listed:,}"): r"[\d,]+", re.escape("{total:,}"): r"[\d,]+",
+              re.escape("{index_url}"): re.escape(index_url)}  # fmt: skip
+    patterns = []
+    for template in (_ALL_LISTED, _SOME_LISTED):
+        pattern = re.escape(template)
+        for field, value in fields.items():
+            pattern = pattern.replace(field, value)
+        patterns.append(re.compile(pattern))
+    return any(pattern.fullmatch(line) for line in head.splitlines() for pattern in patterns)
 
 
 def compare(previous: Path, text: str) -> tuple[int | None, int | None]:
