@@ -199,6 +199,8 @@ def test_one_slow_spell_does_not_start_the_helper(monkeypatch: pytest.MonkeyPatc
     history write) once does not make it 4."""
     from types import SimpleNamespace
 
+    from scrapy.settings import Settings
+
     from sitemap_spider.modes.workers import leader as leader_module
     from sitemap_spider.modes.workers.leader import _CHECK_EVERY, Leader
 
@@ -208,8 +210,6 @@ def test_one_slow_spell_does_not_start_the_helper(monkeypatch: pytest.MonkeyPatc
     leader = Leader.__new__(Leader)
     leader._decided, leader._responses, leader._first_look = False, 0, None
     leader.after, leader.after_seconds = 500, 4.0
-    from scrapy.settings import Settings
-
     leader.crawler = SimpleNamespace(  # type: ignore[assignment]
         engine=SimpleNamespace(scheduler=[None] * 1_000),
         stats=SimpleNamespace(get_value=lambda key: None, get_stats=dict),
