@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 from collections import Counter
@@ -12,10 +14,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sitemap_spider.modes.workers import owner
+from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.leader import helper_counts, helper_pays_off
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, log_stat, run_crawl, serve_site
 from tests.generated_site import build_generated_site
@@ -84,6 +88,35 @@ _HELPER_OTHER_STATS = {
     "responses_per_minute": 2280.0,
     "some/flag": True,
 }
+
+
+def test_the_channel_delivers_every_message_in_order_and_flushes_at_close() -> None:
+    """Lines written together, a message larger than one read, and what was sent just before a close."""
+
+    async def exchange() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        left, right = socket.socketpair()
+        got: list[dict[str, Any]] = []
+        lost = asyncio.get_running_loop().create_future()
+        sender = Channel(left, lambda message: None, lambda: None)
+        receiver = Channel(right, got.append, lambda: lost.set_result(None))
+        sent: list[dict[str, Any]] = []
+        for number in range(3000):
+            message: dict[str, Any] = {"t": "links", "l": [[f"https://example.com/p{number}", 2, None]]}
+            if number == 1000:
+                message = {"t": "met", "u": ["https://example.com/" + "x" * 1000] * 3000}  # 3 MB: several reads
+            sent.append(message)
+            sender.send(message)
+            if number % 7 == 0:
+                await asyncio.sleep(0)  # some turns of the loop write several lines at once
+        sender.send({"t": "bye"})
+        sent.append({"t": "bye"})
+        await sender.aclose()  # right after the last send: the last lines still leave
+        await asyncio.wait_for(lost, 10)
+        await receiver.aclose()
+        return sent, got
+
+    sent, got = asyncio.run(exchange())
+    assert got == sent
 
 
 def test_the_leader_sums_the_helpers_counts_of_work_only() -> None:

@@ -73,16 +73,23 @@ class PageRecord:
         values[10] = bytes(values[10] or b"")
         return cls(*values)
 
-    def to_json(self) -> str:
-        """The record as JSON (between the processes of a crawl, and in Redis)."""
+    def wire(self) -> list[Any]:
+        """The record as a list of JSON values (the links in hex), for a message that holds it."""
         values = self.row()
-        return json.dumps([*values[:10], values[10].hex(), *values[11:]], separators=(",", ":"))
+        return [*values[:10], values[10].hex(), *values[11:]]
+
+    @classmethod
+    def from_wire(cls, values: list[Any]) -> PageRecord:
+        values[10] = bytes.fromhex(values[10])
+        return cls(*values)
+
+    def to_json(self) -> str:
+        """The record as JSON text (in Redis, and in a JOBDIR's state)."""
+        return json.dumps(self.wire(), separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> PageRecord:
-        values = json.loads(text)
-        values[10] = bytes.fromhex(values[10])
-        return cls(*values)
+        return cls.from_wire(json.loads(text))
 
     def links(self, origin: str) -> list[str]:
         """The page's links on the site, as absolute URLs."""

@@ -1,20 +1,29 @@
 """How the two crawling processes of a two-process crawl talk (see :mod:`sitemap_spider.modes.workers`).
 
 Which process owns a URL (a hash both compute alike), and the channel between
-them: JSON lines both ways over their socket pair.
+them: JSON lines both ways over their socket pair. A page sends several messages (its
+links, its entry, its record): the lines of one turn of the event loop leave in one
+write, and are read back a chunk at a time, not with one system call and one wake-up
+each.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import socket
 import zlib
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 logger = logging.getLogger(__name__)
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+# The most read from the socket at once.
+_CHUNK = 1024 * 1024
 
 
 def owner(url: str, workers: int) -> int:
@@ -29,21 +38,29 @@ class Channel:
                  on_lost: Callable[[], None]) -> None:
         self._on_message = on_message
         self._on_lost = on_lost
-        self._pending: list[bytes] = []
+        self._out: list[bytes] = []  # lines sent, not yet written
+        self._flush_soon: asyncio.Handle | None = None
         self._writer: asyncio.StreamWriter | None = None
         self.closed = False
         self._task = asyncio.ensure_future(self._run(sock))
 
     async def _run(self, sock: socket.socket) -> None:
-        reader, writer = await asyncio.open_connection(sock=sock, limit=64 * 1024 * 1024)
+        reader, writer = await asyncio.open_connection(sock=sock)
         self._writer = writer
-        for line in self._pending:
-            writer.write(line)
-        self._pending.clear()
+        self._flush()
+        pieces: list[bytes] = []  # a line not whole yet
         try:
-            while line := await reader.readline():
-                self._on_message(json.loads(line))
-        except (ConnectionError, ValueError) as exc:
+            while chunk := await reader.read(_CHUNK):
+                end = chunk.rfind(b"\n")
+                if end < 0:
+                    pieces.append(chunk)
+                    continue
+                pieces.append(chunk[:end])
+                whole = b"".join(pieces)
+                pieces = [chunk[end + 1 :]]
+                for line in whole.split(b"\n"):
+                    self._on_message(_decode(line))
+        except (ConnectionError, ValueError) as exc:  # msgspec.DecodeError is a ValueError
             logger.warning("Worker connection broken: %s", exc)
         finally:
             if not self.closed:
@@ -53,22 +70,34 @@ class Channel:
     def send(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
-        line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
-        if self._writer is None:
-            self._pending.append(line)
-        else:
-            self._writer.write(line)
+        self._out.append(_encode(message))
+        if self._flush_soon is None and self._writer is not None:
+            self._flush_soon = asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write the lines sent since the last write (in the order sent), in one write."""
+        self._flush_soon = None
+        if self._out and self._writer is not None and not self._writer.is_closing():
+            self._out.append(b"")
+            self._writer.write(b"\n".join(self._out))
+        self._out.clear()
 
     async def drain(self) -> None:
         """Wait until what was sent has left (before the process ends)."""
         if self._writer is not None and not self.closed:
+            self._flush()
             try:
                 await self._writer.drain()
             except ConnectionError:
                 pass
 
     def close(self) -> None:
+        if self._writer is not None and not self.closed:
+            self._flush()  # a transport writes what it holds before it closes
         self.closed = True
+        if self._flush_soon is not None:
+            self._flush_soon.cancel()
+            self._flush_soon = None
         if self._writer is not None:
             self._writer.close()
         self._task.cancel()

@@ -62,7 +62,8 @@ class Helper(Workers):
     def observe(self, record: PageRecord) -> None:
         """Send a page's history record to the leader, which commits them with its set."""
         assert self.channel is not None
-        self.channel.send({"t": "record", "r": record.to_json()})
+        # The values, not their JSON text: the channel encodes the whole message once.
+        self.channel.send({"t": "record", "r": record.wire()})
 
     def exclusion_store(self) -> ExclusionStore:
         return _SentExclusions(self)

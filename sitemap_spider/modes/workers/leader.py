@@ -155,7 +155,7 @@ class Leader(Workers):
             # Checked and counted here, as this process's own.
             self.take(entry_of_row(message["e"]))
         elif kind == "record":
-            self.observe(PageRecord.from_json(message["r"]))
+            self.observe(PageRecord.from_wire(message["r"]))
         elif kind == "problem":  # counted here, as the exclusions are
             assert self.report is not None
             self.report.not_written(message["k"], message["r"], message["p"], message["d"])
