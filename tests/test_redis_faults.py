@@ -11,17 +11,20 @@ A real redis-server is really stopped and started again on the same port mid-cra
 from __future__ import annotations
 
 import re
+import socket
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import redis
 
-from sitemap_spider.config import ConfigError
+from sitemap_spider.config import ConfigError, SharedConfig
 from sitemap_spider.modes.shared.connection import PatientRedis, RedisLost
+from sitemap_spider.modes.shared.crawl import SharedCrawl
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import RedisServer
@@ -141,6 +144,70 @@ def test_a_pipeline_waits_for_redis_and_gives_up_as_a_command_does(tmp_path: Pat
         restart.cancel()
         restart.join()
         client.close()
+        server.kill()
+
+
+class ReplyLosingProxy:
+    """A TCP proxy to Redis on 127.0.0.1 that, once armed, lets a command matching ``marker``
+    reach Redis and cuts the connection before its reply comes back: the client cannot know
+    whether the command ran, and sends it again."""
+
+    def __init__(self, upstream_port: int, marker: bytes) -> None:
+        self.upstream_port = upstream_port
+        self.marker = marker
+        self.armed = False
+        self.cut = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+
+    def _relay(self, client: socket.socket) -> None:
+        upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+        with client, upstream:
+            # Redis answers each command (or pipelined batch) before the client sends the next.
+            while data := client.recv(1 << 16):
+                upstream.sendall(data)
+                reply = upstream.recv(1 << 16)
+                if self.armed and self.marker in data:
+                    self.armed = False
+                    self.cut += 1
+                    time.sleep(0.2)  # Redis has run it; the reply is lost with the connection
+                    return
+                client.sendall(reply)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_counts_sent_again_after_a_lost_reply_are_counted_once(tmp_path: Path) -> None:
+    """The report's counts of each worker reach Redis once even when a write is sent again: the
+    connection was cut after Redis had counted them, before its reply (they used to be added twice)."""
+    server = RedisServer(tmp_path, appendonly=False)
+    server.start()
+    proxy = ReplyLosingProxy(server.port, b"counts")
+    site = SimpleNamespace(crawl_origin="http://127.0.0.1:9")
+    target = SimpleNamespace(site=site, start_urls=["http://127.0.0.1:9/"])
+    shared_config = SharedConfig(f"redis://127.0.0.1:{proxy.port}/0", "counts-test", False, 2.0, 10.0, 5.0)
+    try:
+        workers = [SharedCrawl(None, shared_config, target) for _ in range(2)]  # type: ignore[arg-type]
+        workers[0].add_counts({"listed": 3, "fetched": 5})
+        workers[1].add_counts({"listed": 1})
+        proxy.armed = True
+        workers[0].add_counts({"listed": 2, "excluded/status": 1})
+        assert proxy.cut == 1
+        workers[1].add_counts({"listed": 4})
+        assert workers[0].counts() == {"listed": 10, "fetched": 5, "excluded/status": 1}
+        assert workers[0].redis.failure is None
+    finally:
+        proxy.close()
         server.kill()
 
 

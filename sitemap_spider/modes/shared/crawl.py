@@ -73,6 +73,7 @@ class SharedCrawl:
         self.crawl_id = config.crawl_id or target.site.crawl_origin
         self.keys = CrawlKeys(self.crawl_id)
         self.worker = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
+        self._counted: dict[str, int] = {}  # this worker's totals in the crawl's counts (add_counts)
         self.redis = PatientRedis.connect(config.redis_url, config.wait_seconds, self._stop)
         self.role = "worker"  # started / joined / resumed, then publish / leave / gone
         self.publisher: str | None = None
@@ -240,19 +241,31 @@ class SharedCrawl:
 
     @unless_lost(None)
     def add_counts(self, counts: Mapping[str, int]) -> None:
-        """Add this worker's last counts to the crawl's (the report's and the progress line's)."""
-        pipe = self.redis.pipeline(transaction=False)
+        """Add this worker's last counts to the crawl's (the report's and the progress line's).
+
+        Each worker writes its own totals, one field per worker and count (HSET, not HINCRBY):
+        a write cut off by a lost connection is sent again whole (PatientRedis), and writing a
+        total twice counts it once, where adding an amount twice counted it twice.
+        """
+        totals = self._counted
         for key, amount in counts.items():
-            pipe.hincrby(self.keys.counts, key, amount)
-        pipe.execute()
+            totals[key] = totals.get(key, 0) + amount
+        if counts:
+            self.redis.hset(self.keys.counts, mapping={
+                f"{self.worker}\t{key}": totals[key] for key in counts
+            })  # fmt: skip
 
     def counts(self) -> dict[str, int]:
-        """The counts of every worker of the crawl (none once Redis is given up on)."""
+        """The counts of every worker of the crawl, summed (none once Redis is given up on)."""
         try:
-            counts = self.redis.hgetall(self.keys.counts)
+            fields = self.redis.hgetall(self.keys.counts)
         except RedisLost:
             return {}
-        return {_text(key): int(n) for key, n in counts.items()}
+        counts: dict[str, int] = {}
+        for field, total in fields.items():
+            key = _text(field).rpartition("\t")[2]
+            counts[key] = counts.get(key, 0) + int(total)
+        return counts
 
     @unless_lost(None)
     def add_observation(self, record: PageRecord) -> None:
