@@ -12,6 +12,7 @@ import logging
 import os
 import secrets
 import socket
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +74,7 @@ class SharedCrawl:
         self.crawl_id = config.crawl_id or target.site.crawl_origin
         self.keys = CrawlKeys(self.crawl_id)
         self.worker = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
-        self._counted: dict[str, int] = {}  # this worker's totals in the crawl's counts (add_counts)
+        self._counted: dict[str, int] = {}  # this worker's totals in the crawl's counts
         self.redis = PatientRedis.connect(config.redis_url, config.wait_seconds, self._stop)
         self.role = "worker"  # started / joined / resumed, then publish / leave / gone
         self.publisher: str | None = None
@@ -229,11 +230,7 @@ class SharedCrawl:
         yield from sorted(rows)  # hash order is arbitrary
 
     def problem_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for kind, reason, _, _ in self.problems():
-            key = f"sitemap/{kind}/{reason}"
-            counts[key] = counts.get(key, 0) + 1
-        return counts
+        return dict(Counter(f"sitemap/{kind}/{reason}" for kind, reason, _, _ in self.problems()))
 
     def exclusion_counts(self) -> dict[str, int]:
         counts = self.redis.hgetall(self.keys.excluded)
@@ -241,19 +238,12 @@ class SharedCrawl:
 
     @unless_lost(None)
     def add_counts(self, counts: Mapping[str, int]) -> None:
-        """Add this worker's last counts to the crawl's (the report's and the progress line's).
-
-        Each worker writes its own totals, one field per worker and count (HSET, not HINCRBY):
-        a write cut off by a lost connection is sent again whole (PatientRedis), and writing a
-        total twice counts it once, where adding an amount twice counted it twice.
-        """
-        totals = self._counted
+        """Add this worker's last counts to the crawl's, as its totals (a field per worker and count):
+        HSET, not HINCRBY, as a write cut off by a lost connection is sent again (PatientRedis)."""
         for key, amount in counts.items():
-            totals[key] = totals.get(key, 0) + amount
+            self._counted[key] = self._counted.get(key, 0) + amount
         if counts:
-            self.redis.hset(self.keys.counts, mapping={
-                f"{self.worker}\t{key}": totals[key] for key in counts
-            })  # fmt: skip
+            self.redis.hset(self.keys.counts, mapping={f"{self.worker}\t{key}": self._counted[key] for key in counts})
 
     def counts(self) -> dict[str, int]:
         """The counts of every worker of the crawl, summed (none once Redis is given up on)."""
@@ -261,11 +251,10 @@ class SharedCrawl:
             fields = self.redis.hgetall(self.keys.counts)
         except RedisLost:
             return {}
-        counts: dict[str, int] = {}
+        counts: Counter[str] = Counter()
         for field, total in fields.items():
-            key = _text(field).rpartition("\t")[2]
-            counts[key] = counts.get(key, 0) + int(total)
-        return counts
+            counts[_text(field).rpartition("\t")[2]] += int(total)
+        return dict(counts)
 
     @unless_lost(None)
     def add_observation(self, record: PageRecord) -> None:
