@@ -21,6 +21,7 @@ import pytest
 from sitemap_spider.modes.workers import owner
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.leader import helper_counts, helper_pays_off
+from tests.fault_server import FaultPlan, FaultServer
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, log_stat, run_crawl, serve_site
 from tests.generated_site import build_generated_site
 from tests.report_counts import count_problems
@@ -352,6 +353,25 @@ def test_a_crawl_delay_keeps_the_crawl_in_one_process(tmp_path: Path) -> None:
     assert result.returncode == 0, result.describe()
     assert "Crawling in one process: robots.txt asks for a Crawl-delay" in result.stderr, result.describe()
     assert "[worker 2]" not in result.stderr
+
+
+def test_a_site_that_was_slowed_down_once_still_gets_the_second_process(tmp_path: Path) -> None:
+    """A 503 outage of 2 s early in the crawl: the crawl slows down, then the site answers well
+    again, and the second process starts (it used to keep the crawl in one process to the end)."""
+    with FaultServer() as server:
+        spec = build_generated_site(server.origin, PAGES)
+        server.serve(spec)
+        server.inject(FaultPlan(share=0, outage_after=10, outage_seconds=2.0, refuse_after=0))
+        result = run_crawl(spec.start_url, tmp_path, settings=TWO, timeout=300)
+    assert result.returncode == 0, result.describe()
+    assert server.injected["outage"] >= 1, server.injected
+    assert result.stats.get("sitemap/backoff/503"), result.describe()
+    assert "Crawling in one process" not in result.stderr, result.describe()
+    assert "a second crawling process" in result.stderr and "[worker 2]" in result.stderr, result.describe()
+    entries = read_sitemap_set(result.output_dir, spec.origin + "/")
+    assert [e for e in entries if not spec.is_trap(e["loc"])] == [
+        e for e in spec.expected_listed() if not spec.is_trap(e["loc"])
+    ]
 
 
 @pytest.mark.parametrize("value", ["3", "0", "many"])

@@ -21,7 +21,7 @@ from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.schedulers import SpillScheduler
 from sitemap_spider.modes.workers.channel import Channel, owner
 from sitemap_spider.modes.workers.handover import Workers
-from sitemap_spider.modes.workers.spawn import share_concurrency, spawn_helper, why_paced
+from sitemap_spider.modes.workers.spawn import share_concurrency, slowed_down_now, spawn_helper, why_paced
 from sitemap_spider.render.renderer import RENDER_PRIORITY
 from sitemap_spider.sitemaps import entry_of_row
 
@@ -74,6 +74,7 @@ class Leader(Workers):
         self._stopping = False
         self._helper_done = False
         self._decided = False  # whether to start the helper
+        self._waited = False  # whether it waited for the site to answer well (said once in the log)
         self._helper_queued = 0  # the helper's queue, as it last said
         # Links of the helper's half met here before it started, announced to it as requested
         # here (see _start_helper): this process must fetch them itself, when at all.
@@ -117,6 +118,12 @@ class Leader(Workers):
             # A second process would double the pace the site asked for: stay in one.
             logger.info("Crawling in one process: %s", paced)
             self._decided = True
+            return
+        if slowed_down_now(self.crawler):
+            # Not now, nor for good: looked at again at the next look, once the site answers well.
+            if not self._waited:
+                self._waited = True
+                logger.info("The site asked the crawl to slow down: a second process waits until it answers well")
             return
         self._decided = True
         self._start_helper(queued)

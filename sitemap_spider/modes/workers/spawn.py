@@ -17,6 +17,7 @@ from scrapy.extensions.throttle import AutoThrottle
 from scrapy.settings import BaseSettings, Settings
 
 from sitemap_spider import stats as keys
+from sitemap_spider.crawl.politeness import Politeness
 from sitemap_spider.exiting import skip_exit_collection
 
 if TYPE_CHECKING:
@@ -37,16 +38,28 @@ def helper_socket() -> socket.socket | None:
 
 
 def why_paced(crawler: Crawler) -> str | None:
-    """Why the site's pace, not the CPU, bounds this crawl, if it does."""
+    """Why the site's pace, not the CPU, bounds this whole crawl, if it does (a delay for every request)."""
     stats = crawler.stats
     assert stats is not None
     if stats.get_value(keys.CRAWL_DELAY):
         return "robots.txt asks for a Crawl-delay"
     if crawler.settings.getfloat("DOWNLOAD_DELAY") > 0:
         return "DOWNLOAD_DELAY is set"
-    if any(key.startswith(keys.BACKOFF) for key in stats.get_stats()):
-        return "the site asked the crawl to slow down (429/503)"
     return None
+
+
+def slowed_down_now(crawler: Crawler) -> bool:
+    """Whether the site asked the crawl to slow down (429, 503, an outage) and has not answered well since.
+
+    Each process keeps its own pause: two would send twice the pace the site asked for. The
+    pause ends at the site's first good answer (crawl/politeness.py), and a site that was in
+    trouble once is not paced for the rest of the crawl.
+    """
+    extensions = getattr(crawler, "extensions", None)
+    for extension in getattr(extensions, "middlewares", ()):
+        if isinstance(extension, Politeness) and extension.backoffs:
+            return True
+    return False
 
 
 def spawn_helper(crawler: Crawler, spider_kwargs: dict[str, Any]) -> tuple[BaseProcess, socket.socket] | None:
