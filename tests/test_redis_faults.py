@@ -187,9 +187,9 @@ class ReplyLosingProxy:
         self.listener.close()
 
 
-def test_counts_sent_again_after_a_lost_reply_are_counted_once(tmp_path: Path) -> None:
-    """The report's counts of each worker reach Redis once even when a write is sent again: the
-    connection was cut after Redis had counted them, before its reply (they used to be added twice)."""
+def test_counts_and_exclusions_sent_again_after_a_lost_reply_are_counted_once(tmp_path: Path) -> None:
+    """The report's counts and exclusions reach Redis once even when a write is sent again: the
+    connection was cut after Redis had stored them, before its reply (they used to be added twice)."""
     server = RedisServer(tmp_path, appendonly=False)
     server.start()
     proxy = ReplyLosingProxy(server.port, b"counts")
@@ -205,6 +205,16 @@ def test_counts_sent_again_after_a_lost_reply_are_counted_once(tmp_path: Path) -
         assert proxy.cut == 1
         workers[1].add_counts({"listed": 4})
         assert workers[0].counts() == {"listed": 10, "fetched": 5, "excluded/status": 1}
+        # An exclusion is stored and counted in one step: sent again, it is counted once.
+        proxy.marker, proxy.armed = b"exclusions", True
+        workers[0].add_exclusion("http://127.0.0.1:9/a", "status", "404")
+        assert proxy.cut == 2
+        workers[1].add_exclusion("http://127.0.0.1:9/a", "status", "404")  # the page fetched again elsewhere
+        workers[1].add_exclusion("http://127.0.0.1:9/b", "noindex", None)
+        assert workers[0].exclusion_counts() == {"noindex": 1, "status": 1}
+        assert list(workers[1].exclusions()) == [
+            ("http://127.0.0.1:9/a", "status", "404"), ("http://127.0.0.1:9/b", "noindex", None)
+        ]
         assert workers[0].redis.failure is None
     finally:
         proxy.close()

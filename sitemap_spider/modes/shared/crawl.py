@@ -208,9 +208,9 @@ class SharedCrawl:
 
     @unless_lost(None)
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
-        # A page fetched again after a lease ran out is reported once.
-        if self.redis.hsetnx(self.keys.exclusions, f"{url}\0{reason}", detail or ""):
-            self.redis.hincrby(self.keys.excluded, reason, 1)
+        # A page fetched again after a lease ran out, or a write sent again, is reported once.
+        keys = [self.keys.exclusions, self.keys.excluded]
+        self._script["exclude"](keys=keys, args=[f"{url}\0{reason}", detail or "", reason])
 
     def exclusions(self) -> Iterator[tuple[str, str, str | None]]:
         rows = []

@@ -119,12 +119,18 @@ return {'publish', ARGV[1]}
 # KEYS: workers, meta; ARGV: worker -> the crawl's status (nil: Redis lost the crawl's data)
 _HEARTBEAT = _NOW + "redis.call('ZADD', KEYS[1], now, ARGV[1]) return redis.call('HGET', KEYS[2], 'status')"
 
+# KEYS: exclusions, excluded (the counts by reason); ARGV: the exclusion's field, its detail, its
+# reason. One step: sent again after a lost reply, it finds the field there and counts nothing.
+_EXCLUDE = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then redis.call('HINCRBY', KEYS[2], ARGV[3], 1) end
+"""
+
 _SCRIPTS = {
     "join": _JOIN, "take": _TAKE, "push": _PUSH, "done": _DONE,
-    "requeue": _REQUEUE, "end": _END, "heartbeat": _HEARTBEAT,
+    "requeue": _REQUEUE, "end": _END, "heartbeat": _HEARTBEAT, "exclude": _EXCLUDE,
 }  # fmt: skip
 
 
 def register_scripts(client: redis.Redis) -> dict[str, Script]:
-    """Every script registered with ``client``, by name: join, take, push, done, requeue, end, heartbeat."""
+    """Every script registered with ``client``, by its name in _SCRIPTS."""
     return {name: client.register_script(source) for name, source in _SCRIPTS.items()}
