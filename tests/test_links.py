@@ -13,12 +13,17 @@ from sitemap_spider.crawl.links import LinkFinder
 
 HREFS = [
     "/about", "/about", "/a/../b", "/x y", "/caf\u00e9", "//127.0.0.1/proto-relative", "//other.example/x",
-    "page.html", "../up.html", "./same", "?q=1", "#top", "", " /padded \n", "\t../sub/ ",
+    "page.html", "../up.html", "./same", "?q=1", "#top", "", " /padded \n", "\t../sub/ ", "page.html#part",
+    "../up.html#m()", "?q=1#x", "/about#team", "http://127.0.0.1/abs#f", "caf\u00e9.html",
     "http://127.0.0.1/abs", "HTTP://127.0.0.1/upper", "https://127.0.0.1/secure", "http:relative.html",
     "http:///triple", "http://[::1", "mailto:someone@example.com", "javascript:void(0)", "tel:+100",
     "/file.pdf", "/image.JPG", "/doc.html?x=\u00e9", "/100%", "data:text/html,hi", "ftp://127.0.0.1/f",
 ]
-PAGE_URLS = ["http://127.0.0.1/", "http://127.0.0.1/dir/page", "http://127.0.0.1/dir/sub/", "https://127.0.0.1/s/"]
+# Two pages of one folder: a path-relative href is resolved once per folder (and encoding).
+PAGE_URLS = [
+    "http://127.0.0.1/", "http://127.0.0.1/dir/page", "http://127.0.0.1/dir/other", "http://127.0.0.1/dir/sub/",
+    "https://127.0.0.1/s/",
+]
 BASES = [None, "http://127.0.0.1/based/", "/rel-base/", "http://elsewhere.example/b/"]
 TAGS = [("a", "href"), ("area", "href"), ("frame", "src"), ("iframe", "src")]
 
@@ -42,8 +47,9 @@ def _response(url: str, base: str | None, encoding: str, links: list[tuple[tuple
 
 
 def _extractor_urls(extractor: LinkExtractor, response: HtmlResponse, follow_nofollow: bool) -> list[str]:
+    """LinkExtractor's http(s) links, without their fragments (LinkFinder drops them: the crawl fetches pages)."""
     return [
-        link.url
+        link.url.partition("#")[0]
         for link in extractor.extract_links(response)
         if link.url.startswith(("http://", "https://")) and (follow_nofollow or not link.nofollow)
     ]
@@ -76,6 +82,20 @@ def test_navigation_met_before_is_not_resolved_again() -> None:
     assert finder.new_links(first) == ["http://127.0.0.1/nav", "http://127.0.0.1/x"]
     # "x" is relative: on another directory it is another page.
     assert finder.new_links(second) == ["http://127.0.0.1/b/x"]
+
+
+def test_a_relative_link_is_resolved_once_per_folder_and_in_each_page_s_encoding() -> None:
+    finder = LinkFinder()
+    links = [(("a", "href"), "caf\u00e9.html?q=\u00e9#menu", False), (("a", "href"), "../up.html", False)]
+    utf8 = finder.new_links(_response("http://127.0.0.1/dir/a", None, "utf-8", links))
+    assert utf8 == ["http://127.0.0.1/dir/caf%C3%A9.html?q=%C3%A9", "http://127.0.0.1/up.html"]
+    # Same folder, a page in cp1252: the query is quoted in the page's encoding (the path in UTF-8).
+    latin = finder.new_links(_response("http://127.0.0.1/dir/b", None, "cp1252", links))
+    assert latin == ["http://127.0.0.1/dir/caf%C3%A9.html?q=%E9"]
+    # Another folder: the same hrefs lead elsewhere.
+    assert finder.new_links(_response("http://127.0.0.1/dir/sub/c", None, "utf-8", links)) == [
+        "http://127.0.0.1/dir/sub/caf%C3%A9.html?q=%C3%A9", "http://127.0.0.1/dir/up.html"
+    ]
 
 
 def test_a_nofollow_link_does_not_hide_the_same_link_without_it() -> None:

@@ -11,7 +11,10 @@ resolution, quoting (w3lib's ``safe_url_string`` in the page's encoding),
 ignored file extensions and ``rel="nofollow"``, but looks each href up in a set
 of the hrefs already handled *before* resolving it. An href whose resolution
 does not depend on the page it is on (absolute, or host-relative on the same
-origin) costs one string concatenation and one set lookup the second time.
+origin) costs one string concatenation and one set lookup the second time; a
+path-relative one ("../b.html") is resolved once per folder it is met in.
+Fragments are dropped first: the crawl fetches a page, not a place in it, and a
+javadoc links to each method of a class apart.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 DENY_EXTENSIONS = frozenset("." + extension for extension in IGNORED_EXTENSIONS)
 _SCHEMES = ("http://", "https://")
 _UTF8 = frozenset({"utf-8", "utf8"})
+# Path-relative hrefs resolved, by folder: kept up to this many, then started afresh.
+_MAX_RESOLVED = 100_000
+_UNSET = object()
 
 
 class LinkFinder:
@@ -50,9 +56,12 @@ class LinkFinder:
     def __init__(self, follow_nofollow: bool = True) -> None:
         self.follow_nofollow = follow_nofollow
         self.met: set[str] = set()
+        # A path-relative href's URL (None: not a URL), by the folder of the page's base URL.
+        self._resolved: dict[str, str | None] = {}
 
     def new_links(self, response: TextResponse, every: list[str] | None = None) -> list[str]:
-        """Absolute http(s) URLs of the page's links that were not handed out before, in page order.
+        """Absolute http(s) URLs of the page's links that were not handed out before, in page order,
+        without their fragments.
 
         ``every`` receives every link followed, met before or not, absolute but not
         normalised (the crawl history keeps a page's links for a 304).
@@ -60,16 +69,19 @@ class LinkFinder:
         base = get_base_url(response)
         parts = urlsplit(base)
         origin = f"{parts.scheme}://{parts.netloc}"
+        # What a path-relative href is resolved against: the base URL up to its last "/".
+        folder = origin + parts.path[: parts.path.rfind("/") + 1] + "\0" if parts.path else origin + "/\0"
         # Non-ASCII hrefs are quoted in the page's encoding: only UTF-8 pages may share their keys.
         ascii_only = response.encoding.lower() not in _UTF8
         met = self.met
+        resolved = self._resolved
         found: list[str] = []
         for element in response.selector.root.iter(*LINK_TAGS):
             for attr in LINK_ATTRS:
                 value = element.get(attr)
                 if value is None:
                     continue
-                href = value.strip(_HTML_SPACE)
+                href = value.strip(_HTML_SPACE).partition("#")[0]
                 key = self._key(href, origin, ascii_only)
                 if key is not None and key in met:
                     if every is not None:
@@ -77,7 +89,15 @@ class LinkFinder:
                     continue
                 if not self.follow_nofollow and rel_has_nofollow(element.get("rel")):
                     continue
-                url = self._resolve(base, href, response.encoding)
+                if key is not None or not href or href[0] == "?" or (ascii_only and not href.isascii()):
+                    url = self._resolve(base, href, response.encoding)
+                else:  # relative to the folder alone: resolved once per folder
+                    url = resolved.get(folder + href, _UNSET)  # type: ignore[arg-type]
+                    if url is _UNSET:
+                        url = self._resolve(base, href, response.encoding)
+                        if len(resolved) >= _MAX_RESOLVED:
+                            resolved.clear()
+                        resolved[folder + href] = url
                 if key is not None:
                     met.add(key)
                 if url is None:
