@@ -79,9 +79,12 @@ def test_a_shared_recrawl_started_on_other_hosts_gets_its_304s(tmp_path: Path, r
     # Nothing changed on the site: the pages with an ETag answered 304, to both workers.
     not_modified = site.statuses["etag 304"]
     assert not_modified >= 0.9 * sum(n for status, n in site.statuses.items() if status.startswith("etag ")), site.statuses
+    # Each worker that fetched pages judged them against Redis's records. (Only one page in six
+    # has an ETag: a worker that took 26 pages once got none of them, so its own 304s are no proof.)
     for _, log, _ in second:
         if log_count(log, "scheduler/dequeued/redis") > 10:
-            assert log_count(log, "downloader/response_status_count/304") > 0, log[-3000:]
+            known = log_count(log, "sitemap/history/not_modified") + log_count(log, "sitemap/history/unchanged")
+            assert known > 0, log[-3000:]
     assert sum(log_count(log, "downloader/response_status_count/304") for _, log, _ in second) == not_modified
 
 
