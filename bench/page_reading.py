@@ -9,7 +9,8 @@ over those trees, best of ``--repeat`` rounds, in microseconds per page:
 
 - parse: lxml's tree, built by parsel (``response.selector``), every crawl pays it once;
 - judge: the robots meta tags, the canonical link and the page's metadata date;
-- links: the links the crawl follows (crawl/links.py's reading of the tree);
+- links: the links the crawl follows (crawl/links.py's LinkFinder, one per round, as one crawl
+  has one: links met on an earlier page are not resolved again);
 - render reason, site scripts, template: ``render=auto``'s decision on a static page;
 - fingerprint: the content fingerprint a crawl with history keeps;
 - all, in a row: every reader above on one page before the next page, as the crawl runs them.
@@ -39,6 +40,7 @@ from scrapy.utils.response import get_base_url
 
 from sitemap_spider.crawl.dates import metadata_date
 from sitemap_spider.crawl.fingerprint import content_fingerprint
+from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
 from sitemap_spider.render.learning import template_signature
 from sitemap_spider.render.signs import site_script_urls, static_render_reason
@@ -64,8 +66,24 @@ def judge(response: HtmlResponse) -> Any:
     )
 
 
-def links(response: HtmlResponse) -> Any:
-    return [element.get("href") for element in response.selector.root.iter("a", "area") if element.get("href")]
+class Links:
+    """The crawl's reading of a page's links (crawl/links.py), with the links kept for the history.
+
+    One finder for a round over a site's pages, as one crawl has: a link met on an earlier
+    page is not resolved again. Each round starts with a new finder.
+    """
+
+    def __init__(self) -> None:
+        self.finder = LinkFinder()
+
+    def reset(self) -> None:
+        self.finder = LinkFinder()
+
+    def __call__(self, response: HtmlResponse) -> Any:
+        return self.finder.new_links(response, [])
+
+
+LINKS = Links()
 
 
 def all_readers(response: HtmlResponse) -> None:
@@ -77,7 +95,7 @@ def all_readers(response: HtmlResponse) -> None:
 
 READERS: dict[str, Callable[[HtmlResponse], Any]] = {
     "judge": judge,
-    "links (hrefs only)": links,
+    "links": LINKS,
     "render reason": lambda r: static_render_reason(r.selector, get_base_url(r)),
     "site scripts": lambda r: site_script_urls(r.selector, get_base_url(r), ORIGIN),
     "template": lambda r: template_signature(r.selector, []),
@@ -89,6 +107,7 @@ READERS: dict[str, Callable[[HtmlResponse], Any]] = {
 def per_page(items: list[HtmlResponse], reader: Callable[[HtmlResponse], Any], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
+        LINKS.reset()
         started = time.perf_counter()
         for response in items:
             reader(response)  # page_tags keeps one page's tags: each page is walked anew
