@@ -98,6 +98,19 @@ def test_a_relative_link_is_resolved_once_per_folder_and_in_each_page_s_encoding
     ]
 
 
+def test_hrefs_that_depend_on_the_page_s_own_path_are_not_shared_by_its_folder() -> None:
+    """A query, a network path and a scheme-relative form resolve against the page, not its folder."""
+    finder = LinkFinder()
+    hrefs = ["http:?page=2", "//?sort=asc", "\x0b?view=list", "?q=1", "h\ttp:?x=1"]
+    links = [(("a", "href"), href, False) for href in hrefs]
+    extractor = LinkExtractor(tags=("a",), attrs=("href",), canonicalize=False, unique=False)
+    for url in ("http://127.0.0.1/d/list", "http://127.0.0.1/d/other"):
+        response = _response(url, None, "utf-8", links)
+        expected = list(dict.fromkeys(_extractor_urls(extractor, response, True)))
+        assert finder.new_links(response) == expected
+        assert all(found.startswith(url + "?") for found in expected), expected
+
+
 def test_a_nofollow_link_does_not_hide_the_same_link_without_it() -> None:
     finder = LinkFinder(follow_nofollow=False)
     first = _response("http://127.0.0.1/", None, "utf-8", [(("a", "href"), "/t", True)])

@@ -89,7 +89,7 @@ class LinkFinder:
                     continue
                 if not self.follow_nofollow and rel_has_nofollow(element.get("rel")):
                     continue
-                if key is not None or not href or href[0] == "?" or (ascii_only and not href.isascii()):
+                if key is not None or not _folder_relative(href) or (ascii_only and not href.isascii()):
                     url = self._resolve(base, href, response.encoding)
                 else:  # relative to the folder alone: resolved once per folder
                     url = resolved.get(folder + href, _UNSET)  # type: ignore[arg-type]
@@ -148,3 +148,16 @@ class LinkFinder:
         if not url.startswith(_SCHEMES):
             return False  # mailto:, javascript:, tel:, data:, ftp: ...
         return not url_has_any_extension(url, DENY_EXTENSIONS)
+
+
+def _folder_relative(href: str) -> bool:
+    """Whether ``href`` resolves against the folder of the base URL alone: a relative path.
+
+    Not a query ("?x"), a network path ("//", "//?x"), a scheme-relative form ("http:?x" on an
+    http page), nor an href whose leading control characters or inner tabs and newlines urlsplit
+    removes (they may hide one of those): each of these also depends on the page's own path.
+    """
+    first = href[:1]
+    if not first or first <= " " or first in "/\\?" or _SCHEME.match(href):
+        return False
+    return "\t" not in href and "\n" not in href and "\r" not in href
