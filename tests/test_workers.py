@@ -14,15 +14,18 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from sitemap_spider.crawl.politeness import Politeness, _BackOff
 from sitemap_spider.modes.workers import owner
 from sitemap_spider.modes.workers.channel import Channel
 from sitemap_spider.modes.workers.leader import helper_counts, helper_pays_off
-from tests.fault_server import FaultPlan, FaultServer
+from sitemap_spider.modes.workers.spawn import slowed_down_now
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, log_stat, run_crawl, serve_site
+from tests.fault_server import FaultPlan, FaultServer
 from tests.generated_site import build_generated_site
 from tests.report_counts import count_problems
 from tests.sitemap_check import read_sitemap_set
@@ -231,8 +234,6 @@ def test_one_slow_spell_does_not_start_the_helper(monkeypatch: pytest.MonkeyPatc
     """The pace is the crawl's since the leader first looked, not the last 32 responses': a
     queue of 1,000 at 2 ms a response is 2 s of work, and a 0.1 s pause (a collection, a
     history write) once does not make it 4."""
-    from types import SimpleNamespace
-
     from scrapy.settings import Settings
 
     from sitemap_spider.modes.workers import leader as leader_module
@@ -353,6 +354,22 @@ def test_a_crawl_delay_keeps_the_crawl_in_one_process(tmp_path: Path) -> None:
     assert result.returncode == 0, result.describe()
     assert "Crawling in one process: robots.txt asks for a Crawl-delay" in result.stderr, result.describe()
     assert "[worker 2]" not in result.stderr
+
+
+def test_a_pause_that_no_request_can_end_does_not_keep_the_crawl_in_one_process() -> None:
+    """A host that failed and then got no request (a script's CDN, a dead host) keeps its pause:
+    it holds the second process back only while its trouble is recent."""
+    politeness = Politeness.__new__(Politeness)  # only its pauses are read
+    politeness.backoffs = {}
+    crawler = SimpleNamespace(extensions=SimpleNamespace(middlewares=[object(), politeness]))
+    assert not slowed_down_now(crawler, now=1000.0)  # type: ignore[arg-type]
+    politeness.backoffs["cdn.example.net"] = _BackOff(seconds=4.0, since=995.0, normal_delay=0, normal_jitter=0)
+    assert slowed_down_now(crawler, now=1000.0)  # type: ignore[arg-type]
+    assert not slowed_down_now(crawler, now=1005.0)  # type: ignore[arg-type]  # 10 s without a failure
+    # A long pause (an outage near SITEMAP_MAX_BACKOFF) fails again only at each probe: twice the pause.
+    politeness.backoffs["127.0.0.1"] = _BackOff(seconds=60.0, since=1000.0, normal_delay=0, normal_jitter=0)
+    assert slowed_down_now(crawler, now=1100.0)  # type: ignore[arg-type]
+    assert not slowed_down_now(crawler, now=1121.0)  # type: ignore[arg-type]
 
 
 def test_a_site_that_was_slowed_down_once_still_gets_the_second_process(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import logging
 import multiprocessing
 import pickle
 import socket
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from scrapy.extensions.throttle import AutoThrottle
@@ -48,17 +49,26 @@ def why_paced(crawler: Crawler) -> str | None:
     return None
 
 
-def slowed_down_now(crawler: Crawler) -> bool:
-    """Whether the site asked the crawl to slow down (429, 503, an outage) and has not answered well since.
+# A pause counts while its last failure is this recent (seconds; at least twice the pause, as a
+# site still in trouble fails again at each probe): a host that failed and then got no request
+# (a script's CDN, a dead host of the site) keeps a pause no good answer ends.
+_RECENT_TROUBLE = 10.0
 
-    Each process keeps its own pause: two would send twice the pace the site asked for. The
-    pause ends at the site's first good answer (crawl/politeness.py), and a site that was in
+
+def slowed_down_now(crawler: Crawler, now: float | None = None) -> bool:
+    """Whether a host of the crawl asked it to slow down (429, 503, an outage) lately, and has not answered well since.
+
+    Each process keeps its own pause: two would send twice the pace the host asked for. The
+    pause ends at the host's first good answer (crawl/politeness.py), and a site that was in
     trouble once is not paced for the rest of the crawl.
     """
+    now = monotonic() if now is None else now
     extensions = getattr(crawler, "extensions", None)
     for extension in getattr(extensions, "middlewares", ()):
-        if isinstance(extension, Politeness) and extension.backoffs:
-            return True
+        if isinstance(extension, Politeness):
+            for state in extension.backoffs.values():
+                if now - state.since < max(_RECENT_TROUBLE, 2 * state.seconds):
+                    return True
     return False
 
 
