@@ -112,6 +112,9 @@ def test_the_channel_delivers_every_message_in_order_and_flushes_at_close() -> N
             sender.send(message)
             if number % 7 == 0:
                 await asyncio.sleep(0)  # some turns of the loop write several lines at once
+        # Half of a character, as a page's JSON-LD may escape it ("\ud83d"): no UTF-8 can hold it.
+        sender.send({"t": "entry", "e": ["https://example.com/v", "Bad \ud83d title"]})
+        sent.append({"t": "entry", "e": ["https://example.com/v", "Bad \ud83d title"]})
         sender.send({"t": "bye"})
         sent.append({"t": "bye"})
         await sender.aclose()  # right after the last send: the last lines still leave

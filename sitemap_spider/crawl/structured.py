@@ -19,6 +19,9 @@ logger = logging.getLogger(__name__)
 
 ARTICLE_TYPES: Final = frozenset({"NewsArticle", "Article", "BlogPosting", "ReportageNewsArticle", "AnalysisNewsArticle"})
 _DURATION: Final = re.compile(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?", re.IGNORECASE)
+# Half of a character: JSON may escape one ("\ud83d") where no text can hold it, not UTF-8 (a feed
+# export, the report), not XML (the sitemap's validation failed the whole set on one page).
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _VIDEO_PROPS: Final = ("thumbnailUrl", "name", "description", "contentUrl", "embedUrl", "duration", "uploadDate", "expires")
 
 
@@ -80,7 +83,8 @@ def _text(value: Any) -> str:
         return _text(value[0]) if value else ""
     if isinstance(value, dict):
         return _text(value.get("url") or value.get("contentUrl") or value.get("@id") or "")
-    return "" if value is None else str(value).strip()
+    text = "" if value is None else str(value).strip()
+    return text if text.isascii() else _LONE_SURROGATE.sub("", text)
 
 
 def videos_in_json_ld(objects: list[dict[str, Any]]) -> list[RawVideo]:

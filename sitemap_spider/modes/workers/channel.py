@@ -10,6 +10,7 @@ each.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import socket
 import zlib
@@ -20,8 +21,24 @@ import msgspec
 
 logger = logging.getLogger(__name__)
 
-_encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder().decode
+_msgspec_encode = msgspec.json.Encoder().encode
+_msgspec_decode = msgspec.json.Decoder().decode
+
+
+# A lone surrogate (a page's JSON-LD may escape half of a character: "\ud83d") is no UTF-8, and
+# msgspec refuses it both ways: such a message goes as json's ASCII escapes, as before msgspec.
+def _encode(message: dict[str, Any]) -> bytes:
+    try:
+        return _msgspec_encode(message)
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode()
+
+
+def _decode(line: bytes) -> Any:
+    try:
+        return _msgspec_decode(line)
+    except msgspec.DecodeError:
+        return json.loads(line)  # its errors are ValueErrors too: the connection is broken
 # The most read from the socket at once.
 _CHUNK = 1024 * 1024
 

@@ -34,8 +34,9 @@ MAX_VIDEO_DESCRIPTION: Final = 2048
 MAX_VIDEO_DURATION: Final = 28800
 # A BCP 47 language, an optional script, an optional region (ISO 3166 or UN M.49); or x-default.
 _HREFLANG: Final = re.compile(r"([a-z]{2,3})(?:-([a-z]{4}))?(?:-([a-z]{2}|[0-9]{3}))?", re.ASCII | re.IGNORECASE)
-# Characters XML 1.0 does not allow, and those a run line cannot hold as they are.
-_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Characters XML 1.0 does not allow, and those a run line cannot hold as they are; a surrogate
+# in a str is always a lone half (a JSON escape such as "\ud83d" in a page's JSON-LD).
+_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _NEWS_LANGUAGE: Final = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
 
 
