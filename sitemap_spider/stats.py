@@ -73,6 +73,8 @@ RENDER_SCRIPTS_READ: Final = "sitemap/render/scripts_read"
 RENDER_REASON: Final = "sitemap/render/reason/"
 RENDER_UNAVAILABLE: Final = "sitemap/render/unavailable/"
 RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE: Final = "sitemap/render/skipped/scripts_rendered_before"
+#: Pages not rendered because an earlier crawl's probe of their script files found nothing (render/known.py).
+RENDER_SKIPPED_SCRIPTS_FOUND_NOTHING_BEFORE: Final = "sitemap/render/skipped/scripts_found_nothing_before"
 #: Pages judged statically because renders of their template found nothing (render/learning.py).
 RENDER_SKIPPED_NO_GAIN: Final = "sitemap/render/skipped/no_gain"
 #: Renders made to learn whether a template gains from rendering (its first pages, and samples).

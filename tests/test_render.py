@@ -243,6 +243,54 @@ def test_a_probe_does_not_hold_back_the_pages_links(tmp_path: Path) -> None:
     assert all(targets.index(path) < rendered_at for path in static), targets
 
 
+# A same-site script that, by the rules, could build navigation, but only on a click: a render at
+# load finds nothing (as a theme's search box or menu does).
+ON_CLICK_JS = (
+    "document.getElementById('more').addEventListener('click', () => {"
+    " const a = document.createElement('a'); a.href = '/clicked'; document.body.append(a); });"
+)
+
+
+def test_the_next_crawl_does_not_probe_scripts_a_probe_found_nothing_in(tmp_path: Path) -> None:
+    """A daily recrawl where one page changed: the probe of its script files is not made again (no
+    browser), while the files are the ones probed; a file changed, and it probes again."""
+    script = {"body": ON_CLICK_JS}
+
+    def page(title: str, links: str) -> Route:
+        return _page(title, TEXT + links + '<button id="more">More</button><script src="/js/menu.js"></script>')
+
+    home = {"body": page("Home", '<a href="/a">A</a> <a href="/b">B</a>')}  # changed between crawls
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/a": page("A", '<a href="/">Home</a>'),
+        "/b": page("B", '<a href="/">Home</a>'),
+    }
+
+    def changing(request: SiteRequest) -> Route:
+        if request.target == "/js/menu.js":
+            return Route(headers=(("Content-Type", "text/javascript"),), body=script["body"].encode())
+        return home["body"]
+
+    history = {"SITEMAP_HISTORY": str(tmp_path / "history.sqlite")}
+    with SiteServer(routes, dynamic=[(re.compile(r"/|/js/menu\.js"), changing)]) as server:
+        server.validators = True
+        first, listed = crawl(server, tmp_path / "first", "auto", history)
+        assert listed == {"/", "/a", "/b"}
+        assert render_stats(first)["probes"] == 1, render_stats(first)
+        home["body"] = page("Home", '<a href="/a">A</a> <a href="/b">B</a> <p>A new post.</p>')
+        second, listed = crawl(server, tmp_path / "second", "auto", history)
+        assert listed == {"/", "/a", "/b"}
+        stats = render_stats(second)
+        assert stats.get("skipped/scripts_found_nothing_before") == 1 and "probes" not in stats, stats
+        assert not [key for key in second.report["stats"] if key.startswith("playwright/")]  # type: ignore[index]
+        # The script changed: what was learnt of the old one no longer holds.
+        script["body"] = ON_CLICK_JS + " // v2"
+        home["body"] = page("Home", '<a href="/a">A</a> <a href="/b">B</a> <p>Another post.</p>')
+        third, listed = crawl(server, tmp_path / "third", "auto", history)
+        assert listed == {"/", "/a", "/b"}
+        assert render_stats(third).get("probes") == 1, render_stats(third)
+
+
 def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -> None:
     result, listed = crawl(js_server, tmp_path, "always")
     assert listed == RENDERED_LISTED

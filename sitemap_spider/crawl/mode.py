@@ -60,6 +60,9 @@ class RetryHolder(Protocol):
 class Mode(Protocol):
     """The mode of this crawl's process, as the spider and its middlewares use it."""
 
+    #: What render=auto learnt, committed with the history for the next crawl (render/known.py).
+    rendering_notes: Callable[[], str | None] | None
+
     @property
     def report(self) -> CrawlReport | None:
         """The ledger of URLs not listed, where exclusions are recorded; None until the crawl has opened."""

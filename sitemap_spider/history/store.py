@@ -32,6 +32,8 @@ _BUSY_SECONDS = 120.0
 _KINDS = "extension_kinds "
 #: The meta key, before the origin, of when its records were last committed (seconds since the epoch).
 _PUBLISHED = "published_at "
+#: The meta key, before the origin, of what render=auto's probes learnt (render/known.py).
+_RENDERING = "rendering "
 
 
 class HistoryStore:
@@ -106,13 +108,20 @@ class HistoryStore:
         value = self._meta(_KINDS + origin)
         return default if value is None else value
 
-    def commit(self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None) -> int:
+    def rendering(self, origin: str) -> str | None:
+        """What render=auto's probes of ``origin`` learnt (render/known.py); None if nothing."""
+        return self._meta(_RENDERING + origin)
+
+    def commit(
+        self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,
+        rendering: Callable[[], str | None] | None = None,
+    ) -> int:  # fmt: skip
         """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.
 
         Pages of the last set that this crawl did not list are dropped with the old records.
         One file may hold several origins (a SITEMAP_HISTORY shared by several sites).
         ``kinds``: the extension kinds the records were written with (see extension_kinds),
-        asked once every record is written.
+        asked once every record is written; ``rendering``: what the probes learnt (None: nothing), the same.
         """
         db = self._connection()
         db.execute("BEGIN IMMEDIATE")
@@ -128,6 +137,12 @@ class HistoryStore:
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_PUBLISHED + origin, now))
             if kinds is not None:
                 db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_KINDS + origin, kinds()))
+            if rendering is not None:
+                learnt = rendering()
+                if learnt is None:
+                    db.execute("DELETE FROM meta WHERE key = ?", (_RENDERING + origin,))
+                else:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_RENDERING + origin, learnt))
         except BaseException:
             db.execute("ROLLBACK")
             raise

@@ -16,6 +16,7 @@ from scrapy.utils.response import get_base_url
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.render.browser import INSTALL_HINT, Browser
+from sitemap_spider.render.known import ScriptSetKnowledge, script_digest
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
 from sitemap_spider.render.ready import settle
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
@@ -89,7 +90,9 @@ class Renderer:
         self.idle_timeout = idle_timeout
         self.timeout = timeout
         self._scripts: dict[str, bool] = {}
+        self.script_digests: dict[str, str] = {}  # the script files read, as known.py recognises them
         self._rendered_script_sets: set[tuple[str, ...]] = set()
+        self.known = ScriptSetKnowledge()  # what probes of script sets found, earlier crawls' too
         self._failures = 0
         self._successes = 0
         self.unavailable: Counter[str] = Counter()
@@ -134,6 +137,10 @@ class Renderer:
             if script_files and script_files in self._rendered_script_sets and has_site_links():
                 self._inc(keys.RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE)
                 return None
+            found_nothing = script_files and self.known.found_nothing_before(script_files, self.script_digests)
+            if found_nothing and has_site_links():
+                self._inc(keys.RENDER_SKIPPED_SCRIPTS_FOUND_NOTHING_BEFORE)
+                return None
             if script_files:
                 reason = "script_file"
                 if self.enabled and len(self._rendered_script_sets) < _MAX_SCRIPTS:
@@ -143,7 +150,7 @@ class Renderer:
         if self.elsewhere(response):
             self._inc(keys.RENDER_HANDED_OVER)
             return HANDED_OVER
-        return self._learnt(response, reason)
+        return self._learnt(response, reason, script_files)
 
     def _keep_links(self, response: TextResponse, reason: str | None) -> str | None:
         """Remember the static links of a page going to the browser: what rendering finds beyond them is its gain."""
@@ -161,14 +168,14 @@ class Renderer:
         self._inc(keys.RENDER_REASON + reason)
         return reason
 
-    def _learnt(self, response: TextResponse, reason: str) -> str | Pending | None:
+    def _learnt(self, response: TextResponse, reason: str, navigation: tuple[str, ...]) -> str | Pending | None:
         """``reason`` unless the page's template has shown that rendering it finds nothing."""
         script_files = site_script_urls(response.selector, get_base_url(response), origin_of(response.url))
         signature = template_signature(response.selector, script_files)
         plan = self.learner.plan(signature)
         if plan is Plan.RENDER or plan is Plan.SKIP:
             return self._keep_links(response, self._planned(reason, plan))
-        return Pending(self._verdict(response, reason, signature, plan))
+        return Pending(self._verdict(response, reason, signature, plan, navigation))
 
     def _planned(self, reason: str, plan: Plan) -> str | None:
         if plan is Plan.RENDER:
@@ -176,7 +183,9 @@ class Renderer:
         self._inc(keys.RENDER_SKIPPED_NO_GAIN)
         return None
 
-    async def _verdict(self, response: TextResponse, reason: str, signature: str, plan: Plan) -> str | None:
+    async def _verdict(
+        self, response: TextResponse, reason: str, signature: str, plan: Plan, navigation: tuple[str, ...]
+    ) -> str | None:
         """What a probe of this page (or of another page of its template, awaited) says of it."""
         while plan is Plan.WAIT:
             await self.learner.wait(signature)
@@ -195,6 +204,8 @@ class Renderer:
             self.learner.failed(signature)
             return self._keep_links(response, None)  # the render failed: the static HTML is all there is
         gained = self.reading.gain(response, rendered)
+        if navigation:
+            self.known.learn(navigation, gained, self.script_digests)
         dropped, regained = self.learner.dropped, self.learner.regained
         self.learner.learn(signature, gained)
         if self.learner.dropped > dropped:
@@ -331,6 +342,8 @@ class Renderer:
         else:
             text = response.body[:_MAX_SCRIPT_BYTES].decode("utf-8", "replace")
             verdict = response.status == 200 and builds_navigation(text)
+            if response.status == 200 and len(self.script_digests) < _MAX_SCRIPTS:
+                self.script_digests[url] = script_digest(response.body)
         self._inc(keys.RENDER_SCRIPTS_READ)
         if len(self._scripts) < _MAX_SCRIPTS:
             self._scripts[url] = verdict

@@ -18,6 +18,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.links import DENY_EXTENSIONS, LINK_ATTRS, LINK_TAGS
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
+from sitemap_spider.render.known import ScriptSetKnowledge
 from sitemap_spider.render.renderer import HANDED_OVER, PageReading, Renderer
 from sitemap_spider.sitemaps import normalize_url
 
@@ -88,6 +89,12 @@ class RenderingMixin:
             elsewhere=self._render_elsewhere,
         )
         crawler.signals.connect(self.renderer.log_unavailable, signal=signals.spider_closed)
+        history = self.crawl_mode.history
+        if history is not None and self.renderer.mode == "auto":
+            # Script sets whose probe found nothing in the last crawls are not probed again.
+            renderer = self.renderer
+            renderer.known = ScriptSetKnowledge(history.rendering(self.target.site.crawl_origin))
+            self.crawl_mode.rendering_notes = lambda: renderer.known.dumps(renderer.script_digests)
         self._links_cache = WeakKeyDictionary()
         self.link_extractor = LinkExtractor(
             tags=LINK_TAGS,

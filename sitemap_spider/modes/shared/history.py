@@ -163,7 +163,11 @@ class SharedHistory(HistoryStore):
         return None if value is None else float(value)
 
     # --- the publisher's commit: its file, then Redis ---------------------------------------------
-    def commit(self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None) -> int:
+    def commit(
+        self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,
+        rendering: Callable[[], str | None] | None = None,
+    ) -> int:  # fmt: skip
+        # What the probes learnt goes to the publisher's file only: a worker on another host renders as before.
         noted: list[str] = []
         staged: list[tuple[str, int]] = []
 
@@ -173,7 +177,9 @@ class SharedHistory(HistoryStore):
             return noted[0]
 
         try:
-            written = super().commit(self._staging(records, staged), origin, kinds_once if kinds is not None else None)
+            written = super().commit(
+                self._staging(records, staged), origin, kinds_once if kinds is not None else None, rendering
+            )
             staging, count = staged[0] if staged else ("", 0)
             published = HistoryStore.published_at(self, origin) or time.time()
             self._swap(staging, count, noted[0] if noted else None, published)
