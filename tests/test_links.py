@@ -101,7 +101,7 @@ def test_a_relative_link_is_resolved_once_per_folder_and_in_each_page_s_encoding
 def test_hrefs_that_depend_on_the_page_s_own_path_are_not_shared_by_its_folder() -> None:
     """A query, a network path and a scheme-relative form resolve against the page, not its folder."""
     finder = LinkFinder()
-    hrefs = ["http:?page=2", "//?sort=asc", "\x0b?view=list", "?q=1", "h\ttp:?x=1"]
+    hrefs = ["http:?page=2", "//?sort=asc", "\x0b?view=list", "?q=1", "h\ttp:?x=1", ";?page=3"]
     links = [(("a", "href"), href, False) for href in hrefs]
     extractor = LinkExtractor(tags=("a",), attrs=("href",), canonicalize=False, unique=False)
     for url in ("http://127.0.0.1/d/list", "http://127.0.0.1/d/other"):

@@ -153,11 +153,12 @@ class LinkFinder:
 def _folder_relative(href: str) -> bool:
     """Whether ``href`` resolves against the folder of the base URL alone: a relative path.
 
-    Not a query ("?x"), a network path ("//", "//?x"), a scheme-relative form ("http:?x" on an
-    http page), nor an href whose leading control characters or inner tabs and newlines urlsplit
-    removes (they may hide one of those): each of these also depends on the page's own path.
+    Not a query ("?x"), parameters of the page's last segment (";", ";?x"), a network path ("//",
+    "//?x"), a scheme-relative form ("http:?x" on an http page), nor an href whose leading control
+    characters or inner tabs and newlines urlsplit removes (they may hide one of those): each of
+    these also depends on the page's own path.
     """
     first = href[:1]
-    if not first or first <= " " or first in "/\\?" or _SCHEME.match(href):
+    if not first or first <= " " or first in "/\\?;" or _SCHEME.match(href):
         return False
     return "\t" not in href and "\n" not in href and "\r" not in href
