@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from scrapy.settings import Settings
 
 from sitemap_spider.crawl.politeness import Politeness, _BackOff
 from sitemap_spider.modes.workers import owner
@@ -237,7 +238,6 @@ def test_one_slow_spell_does_not_start_the_helper(monkeypatch: pytest.MonkeyPatc
     """The pace is the crawl's since the leader first looked, not the last 32 responses': a
     queue of 1,000 at 2 ms a response is 2 s of work, and a 0.1 s pause (a collection, a
     history write) once does not make it 4."""
-    from scrapy.settings import Settings
 
     from sitemap_spider.modes.workers import leader as leader_module
     from sitemap_spider.modes.workers.leader import _CHECK_EVERY, Leader
@@ -364,15 +364,18 @@ def test_a_pause_that_no_request_can_end_does_not_keep_the_crawl_in_one_process(
     it holds the second process back only while its trouble is recent."""
     politeness = Politeness.__new__(Politeness)  # only its pauses are read
     politeness.backoffs = {}
-    crawler = SimpleNamespace(extensions=SimpleNamespace(middlewares=[object(), politeness]))
+    settings = Settings({"DOWNLOAD_TIMEOUT": 30})
+    crawler = SimpleNamespace(settings=settings, extensions=SimpleNamespace(middlewares=[object(), politeness]))
     assert not slowed_down_now(crawler, now=1000.0)  # type: ignore[arg-type]
     politeness.backoffs["cdn.example.net"] = _BackOff(seconds=4.0, since=995.0, normal_delay=0, normal_jitter=0)
     assert slowed_down_now(crawler, now=1000.0)  # type: ignore[arg-type]
-    assert not slowed_down_now(crawler, now=1005.0)  # type: ignore[arg-type]  # 10 s without a failure
+    # A probe sent now may time out 30 s later: 10 s, plus that, without a failure.
+    assert slowed_down_now(crawler, now=1030.0)  # type: ignore[arg-type]
+    assert not slowed_down_now(crawler, now=1036.0)  # type: ignore[arg-type]
     # A long pause (an outage near SITEMAP_MAX_BACKOFF) fails again only at each probe: twice the pause.
     politeness.backoffs["127.0.0.1"] = _BackOff(seconds=60.0, since=1000.0, normal_delay=0, normal_jitter=0)
-    assert slowed_down_now(crawler, now=1100.0)  # type: ignore[arg-type]
-    assert not slowed_down_now(crawler, now=1121.0)  # type: ignore[arg-type]
+    assert slowed_down_now(crawler, now=1140.0)  # type: ignore[arg-type]
+    assert not slowed_down_now(crawler, now=1151.0)  # type: ignore[arg-type]
 
 
 def test_a_site_that_was_slowed_down_once_still_gets_the_second_process(tmp_path: Path) -> None:

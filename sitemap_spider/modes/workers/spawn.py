@@ -50,8 +50,9 @@ def why_paced(crawler: Crawler) -> str | None:
 
 
 # A pause counts while its last failure is this recent (seconds; at least twice the pause, as a
-# site still in trouble fails again at each probe): a host that failed and then got no request
-# (a script's CDN, a dead host of the site) keeps a pause no good answer ends.
+# site still in trouble fails again at each probe, plus DOWNLOAD_TIMEOUT, as a probe that times out
+# fails that much later): a host that failed and then got no request (a script's CDN, a dead host
+# of the site) keeps a pause no good answer ends.
 _RECENT_TROUBLE = 10.0
 
 
@@ -63,11 +64,12 @@ def slowed_down_now(crawler: Crawler, now: float | None = None) -> bool:
     trouble once is not paced for the rest of the crawl.
     """
     now = monotonic() if now is None else now
+    timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT")
     extensions = getattr(crawler, "extensions", None)
     for extension in getattr(extensions, "middlewares", ()):
         if isinstance(extension, Politeness):
             for state in extension.backoffs.values():
-                if now - state.since < max(_RECENT_TROUBLE, 2 * state.seconds):
+                if now - state.since < max(_RECENT_TROUBLE, 2 * state.seconds) + timeout:
                     return True
     return False
 
