@@ -291,6 +291,37 @@ def test_the_next_crawl_does_not_probe_scripts_a_probe_found_nothing_in(tmp_path
         assert render_stats(third).get("probes") == 1, render_stats(third)
 
 
+def test_scripts_that_write_links_at_load_are_probed_in_every_crawl(tmp_path: Path) -> None:
+    """The menu a script builds at load held only links the home page also had in its HTML: the
+    probe found nothing new. The next day the home page loses its static copy of one: only the menu
+    leads there, and the next crawl must render to find it."""
+    menu = (
+        "for (const path of ['/a', '/b', '/x']) { const a = document.createElement('a'); a.href = path;"
+        " a.textContent = path; document.getElementById('menu').append(a); }"
+    )
+    home = {"links": '<a href="/a">A</a> <a href="/b">B</a> <a href="/x">X</a>'}
+
+    def changing(request: SiteRequest) -> Route:
+        if request.target == "/js/menu.js":
+            return Route(headers=(("Content-Type", "text/javascript"),), body=menu.encode())
+        return _page("Home", TEXT + home["links"] + '<nav id="menu"></nav><script src="/js/menu.js"></script>')
+
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        **{path: _page(path, TEXT + '<a href="/">Home</a>') for path in ("/a", "/b", "/x")},
+    }
+    history = {"SITEMAP_HISTORY": str(tmp_path / "history.sqlite")}
+    with SiteServer(routes, dynamic=[(re.compile(r"/|/js/menu\.js"), changing)]) as server:
+        server.validators = True
+        first, listed = crawl(server, tmp_path / "first", "auto", history)
+        assert listed == {"/", "/a", "/b", "/x"}
+        assert render_stats(first)["probes"] == 1, render_stats(first)
+        home["links"] = '<a href="/a">A</a> <a href="/b">B</a>'
+        second, listed = crawl(server, tmp_path / "second", "auto", history)
+    assert "skipped/scripts_found_nothing_before" not in render_stats(second), render_stats(second)
+    assert listed == {"/", "/a", "/b", "/x"}
+
+
 def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -> None:
     result, listed = crawl(js_server, tmp_path, "always")
     assert listed == RENDERED_LISTED

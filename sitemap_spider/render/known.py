@@ -11,7 +11,11 @@ it again. A set is trusted while:
 - its probe is at most ``TRUSTED_DAYS`` old: a page's markup may change how the same
   scripts behave, so a weekly crawl still probes once.
 
-A set whose probe found something is never kept: its pages are rendered as before.
+A set is kept only when its probe answered 200 and its scripts wrote no link at all at load
+(the rendered page has the very links of its static HTML, as a search box or a menu built on a
+click does). A set whose scripts build links at load is rendered in every crawl, even when they
+were all in the static HTML then: a page may lose its static copy of a link the next day. A set
+whose probe found something is never kept either.
 """
 
 from __future__ import annotations
@@ -19,13 +23,27 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter
 from typing import Any
+
+from sitemap_spider.crawl.links import LINK_ATTRS, LINK_TAGS
 
 #: How long a probe that found nothing is trusted, in days.
 TRUSTED_DAYS = 7.0
 # Sets kept at most (a site with more script sets than this renders as before).
 _MAX_SETS = 1_000
 _DAY = 86_400.0
+
+
+def wrote_no_link(static: Any, rendered: Any) -> bool:
+    """Whether a page's scripts, at load, added, removed or changed none of its links (lxml roots)."""
+    return _links(static) == _links(rendered)
+
+
+def _links(root: Any) -> Counter[str]:
+    return Counter(
+        value for element in root.iter(*LINK_TAGS) for attr in LINK_ATTRS if (value := element.get(attr)) is not None
+    )
 
 
 def script_digest(body: bytes) -> str:
