@@ -322,6 +322,24 @@ def test_scripts_that_write_links_at_load_are_probed_in_every_crawl(tmp_path: Pa
     assert listed == {"/", "/a", "/b", "/x"}
 
 
+def test_a_probe_read_before_the_page_settled_is_not_kept(tmp_path: Path) -> None:
+    """The page still fetched when the render's time was up: what its DOM held then proves nothing."""
+    busy = ON_CLICK_JS + " setInterval(() => fetch('/ping?' + Math.random()), 50);"
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": _page("Home", TEXT + '<a href="/a">A</a><button id="more">More</button><script src="/js/menu.js"></script>'),
+        "/a": _page("A", TEXT + '<a href="/">Home</a>'),
+        "/js/menu.js": Route(headers=(("Content-Type", "text/javascript"),), body=busy.encode()),
+    }
+    settings = {"SITEMAP_HISTORY": str(tmp_path / "history.sqlite"), "SITEMAP_RENDER_IDLE_TIMEOUT": "1"}
+    with SiteServer(routes, dynamic=[(re.compile(r"/ping\?.*"), lambda request: Route(body=b"pong"))]) as server:
+        first, listed = crawl(server, tmp_path / "first", "auto", settings)
+        assert listed == {"/", "/a"} and render_stats(first)["probes"] == 1, render_stats(first)
+        second, listed = crawl(server, tmp_path / "second", "auto", settings)
+    assert listed == {"/", "/a"}
+    assert "skipped/scripts_found_nothing_before" not in render_stats(second), render_stats(second)
+
+
 def test_always_renders_every_html_page(js_server: SiteServer, tmp_path: Path) -> None:
     result, listed = crawl(js_server, tmp_path, "always")
     assert listed == RENDERED_LISTED

@@ -11,9 +11,9 @@ it again. A set is trusted while:
 - its probe is at most ``TRUSTED_DAYS`` old: a page's markup may change how the same
   scripts behave, so a weekly crawl still probes once.
 
-A set is kept only when its probe answered 200 and its scripts wrote no link at all at load
-(the rendered page has the very links of its static HTML, as a search box or a menu built on a
-click does). A set whose scripts build links at load is rendered in every crawl, even when they
+A set is kept only when its probe answered 200, the page settled (it was not read as it stood at
+the render's timeout), and its scripts wrote no link at all at load (the rendered page has the very
+links of its static HTML, as a search box or a menu built on a click does). A set whose scripts build links at load is rendered in every crawl, even when they
 were all in the static HTML then: a page may lose its static copy of a link the next day. A set
 whose probe found something is never kept either.
 """
@@ -35,15 +35,19 @@ _MAX_SETS = 1_000
 _DAY = 86_400.0
 
 
-def wrote_no_link(static: Any, rendered: Any) -> bool:
-    """Whether a page's scripts, at load, added, removed or changed none of its links (lxml roots)."""
-    return _links(static) == _links(rendered)
+def quiet_render(static: Any, rendered: Any) -> bool:
+    """Whether a probe may be kept: it answered 200, the page settled (render/ready.py), and its
+    scripts, at load, added, removed or changed none of the page's links (Scrapy responses)."""
+    methods = rendered.meta.get("playwright_page_methods") or ()
+    settled = all(getattr(method, "result", True) is not False for method in methods)
+    if rendered.status != 200 or not settled:
+        return False
+    return _links(static.selector.root) == _links(rendered.selector.root)
 
 
 def _links(root: Any) -> Counter[str]:
-    return Counter(
-        value for element in root.iter(*LINK_TAGS) for attr in LINK_ATTRS if (value := element.get(attr)) is not None
-    )
+    found = (element.get(attr) for element in root.iter(*LINK_TAGS) for attr in LINK_ATTRS)
+    return Counter(value for value in found if value is not None)
 
 
 def script_digest(body: bytes) -> str:

@@ -114,8 +114,9 @@ async def watch(page: Page) -> None:
     await page.add_init_script(WATCH_SCRIPT)
 
 
-async def settle(page: Page, timeout_ms: float) -> None:
-    """Wait until the page is built, at most ``timeout_ms`` after ``load``."""
+async def settle(page: Page, timeout_ms: float) -> bool:
+    """Wait until the page is built, at most ``timeout_ms`` after ``load``; whether it was built by then
+    (scrapy-playwright keeps the answer in the PageMethod's ``result``)."""
     from playwright.async_api import Error as PlaywrightError
 
     try:
@@ -130,19 +131,22 @@ async def settle(page: Page, timeout_ms: float) -> None:
         logger.debug("Could not watch %s settle (%s); waiting for the network instead", page.url, exc)
         ready = None
     if ready is None:
-        await network_idle(page, timeout_ms)
+        ready = await network_idle(page, timeout_ms)
     elif not ready:
         logger.debug("%s still busy after %s ms; reading the DOM as it is", page.url, timeout_ms)
     if not page.url.startswith("http"):
         # Not the page's DOM: Chromium's error page after a navigation to another origin was aborted.
         raise RuntimeError(f"the page tried to navigate to another origin (the browser shows {page.url})")
+    return bool(ready)
 
 
-async def network_idle(page: Page, timeout_ms: float) -> None:
-    """Wait for the network to go quiet, at most ``timeout_ms``."""
+async def network_idle(page: Page, timeout_ms: float) -> bool:
+    """Wait for the network to go quiet, at most ``timeout_ms``; whether it did."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
         await page.wait_for_load_state("networkidle", timeout=timeout_ms)
     except PlaywrightTimeout:
         logger.debug("Network not idle after %s ms on %s; reading the DOM as it is", timeout_ms, page.url)
+        return False
+    return True

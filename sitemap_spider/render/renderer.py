@@ -16,7 +16,7 @@ from scrapy.utils.response import get_base_url
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.render.browser import INSTALL_HINT, Browser
-from sitemap_spider.render.known import ScriptSetKnowledge, script_digest, wrote_no_link
+from sitemap_spider.render.known import ScriptSetKnowledge, quiet_render, script_digest
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
 from sitemap_spider.render.ready import settle
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
@@ -204,8 +204,7 @@ class Renderer:
             return self._keep_links(response, None)  # the render failed: the static HTML is all there is
         gained = self.reading.gain(response, rendered)
         if navigation:  # kept for the next crawls only if its scripts wrote no link (known.py)
-            quiet = rendered.status == 200 and wrote_no_link(response.selector.root, rendered.selector.root)
-            self.known.learn(navigation, gained or not quiet, self.script_digests)
+            self.known.learn(navigation, gained or not quiet_render(response, rendered), self.script_digests)
         dropped, regained = self.learner.dropped, self.learner.regained
         self.learner.learn(signature, gained)
         if self.learner.dropped > dropped:
