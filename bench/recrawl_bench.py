@@ -16,7 +16,9 @@ left out) and our ``sitemap/history/not_modified``, and whether the recrawl publ
 same set as the first crawl (the same <loc> and <lastmod> pairs). Then the ratios recrawl /
 first and first / bare, against the issue's targets.
 
-``--site DIR`` takes a directory kept by ``bench/run.py --keep`` (DIR/manifest.json and
+``--change-home`` adds a paragraph to the home page before the recrawl: the daily recrawl that
+finds one page changed (the recrawl's set then differs from the first crawl's by that page's
+lastmod). ``--site DIR`` takes a directory kept by ``bench/run.py --keep`` (DIR/manifest.json and
 DIR/www: the first crawl is also checked against the pages it must list) or any directory of
 served files, such as the real sites in tests/data/sites/ (see SOURCES.md there). Each crawl
 is stopped after ``--timeout`` seconds (SIGINT, as Ctrl-C: the stats are still dumped, but an
@@ -166,6 +168,17 @@ def ratios(crawls: dict[str, Crawl], same: str) -> str:
     return "\n".join(lines)
 
 
+def change_home(root: Path) -> None:
+    """Add a paragraph to the home page, a second later than the first crawl (a new Last-Modified)."""
+    index = root / "index.html"
+    text = index.read_text(encoding="utf-8")
+    paragraph = "<p>A new post today.</p>"
+    index.write_text(text.replace("</body>", paragraph + "</body>", 1) if "</body>" in text else text + paragraph,
+                     encoding="utf-8")
+    time.sleep(1.1)
+    print("changed the home page (index.html)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=2_000, help="pages of the generated site (default 2000)")
@@ -179,6 +192,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true",
                         help="keep the work directory (site, logs, sitemaps, history)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    parser.add_argument("--change-home", action="store_true",
+                        help="before the recrawl, add a paragraph to the home page (index.html): the "
+                             "daily recrawl that finds a page changed (a --site is served from a copy)")
     options = parser.parse_args()
     compile_project()
 
@@ -194,6 +210,8 @@ def main() -> None:
             root, pages, redirects = site.root, site.pages, site.redirects
             print(f"generated {pages:,} pages in {time.monotonic() - started:.1f} s: "
                   f"{len(site.expected):,} indexable; {work / 'site'}")
+        if options.change_home and options.site:
+            root = Path(shutil.copytree(root, work / "served"))  # the page changed is a copy's
         kind, server = serve(root, redirects, work / "server", options.server)
         history = work / "history.sqlite"
         crawls: dict[str, Crawl] = {}
@@ -205,6 +223,8 @@ def main() -> None:
             if not options.skip_bare:
                 crawls["bare"] = read_crawl(crawl_bare(base, work, None, options.timeout), work / "bare.log")
             for name in ("first", "recrawl"):
+                if name == "recrawl" and options.change_home:
+                    change_home(root)
                 result = crawl_ours(base, work, site, name, options.ours_setting, None,
                                     history=history, timeout=options.timeout)
                 crawls[name] = read_crawl(result, work / f"{name}.log")
