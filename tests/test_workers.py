@@ -252,6 +252,7 @@ def test_one_slow_spell_does_not_start_the_helper(monkeypatch: pytest.MonkeyPatc
         engine=SimpleNamespace(scheduler=[None] * 1_000),
         stats=SimpleNamespace(get_value=lambda key: None, get_stats=dict),
         settings=Settings({"DOWNLOAD_DELAY": 0}),
+        get_extension=lambda cls: None,  # no pause to wait on
     )
     leader._start_helper = started.append  # type: ignore[method-assign]
     for look in range(40):
@@ -365,7 +366,7 @@ def test_a_pause_that_no_request_can_end_does_not_keep_the_crawl_in_one_process(
     politeness = Politeness.__new__(Politeness)  # only its pauses are read
     politeness.backoffs = {}
     settings = Settings({"DOWNLOAD_TIMEOUT": 30})
-    crawler = SimpleNamespace(settings=settings, extensions=SimpleNamespace(middlewares=[object(), politeness]))
+    crawler = SimpleNamespace(settings=settings, get_extension=lambda cls: politeness if cls is Politeness else None)
     assert not slowed_down_now(crawler, now=1000.0)  # type: ignore[arg-type]
     politeness.backoffs["cdn.example.net"] = _BackOff(seconds=4.0, since=995.0, normal_delay=0, normal_jitter=0)
     assert slowed_down_now(crawler, now=1000.0)  # type: ignore[arg-type]

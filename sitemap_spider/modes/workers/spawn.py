@@ -57,20 +57,21 @@ _RECENT_TROUBLE = 10.0
 
 
 def slowed_down_now(crawler: Crawler, now: float | None = None) -> bool:
-    """Whether a host of the crawl asked it to slow down (429, 503, an outage) lately, and has not answered well since.
+    """Whether a host of the crawl asked it to slow down (429, 503, an outage) lately, and has not
+    answered well since.
 
     Each process keeps its own pause: two would send twice the pace the host asked for. The
     pause ends at the host's first good answer (crawl/politeness.py), and a site that was in
     trouble once is not paced for the rest of the crawl.
     """
+    politeness = crawler.get_extension(Politeness)
+    if politeness is None:
+        return False
     now = monotonic() if now is None else now
     timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT")
-    extensions = getattr(crawler, "extensions", None)
-    for extension in getattr(extensions, "middlewares", ()):
-        if isinstance(extension, Politeness):
-            for state in extension.backoffs.values():
-                if now - state.since < max(_RECENT_TROUBLE, 2 * state.seconds) + timeout:
-                    return True
+    for state in politeness.backoffs.values():
+        if now - state.since < max(_RECENT_TROUBLE, 2 * state.seconds) + timeout:
+            return True
     return False
 
 
@@ -116,11 +117,9 @@ def share_concurrency(crawler: Crawler) -> None:
     downloader.domain_concurrency = per_domain
     for slot in downloader.slots.values():
         slot.concurrency = min(slot.concurrency, per_domain)
-    # AutoThrottle or the crawl's PacingAutoThrottle (matching the class name alone missed the
-    # latter: the leader kept the whole target).
-    throttle = next(
-        (ext for ext in getattr(crawler.extensions, "middlewares", ()) if isinstance(ext, AutoThrottle)), None,
-    )
+    # AutoThrottle or the crawl's PacingAutoThrottle, a subclass (matching the class name alone
+    # missed the latter: the leader kept the whole target).
+    throttle = crawler.get_extension(AutoThrottle)
     if throttle is not None:
         throttle.target_concurrency = max(1.0, throttle.target_concurrency / 2)
 
