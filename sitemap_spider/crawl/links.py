@@ -93,12 +93,13 @@ class LinkFinder:
                 if key is not None or not _folder_relative(href) or (ascii_only and not href.isascii()):
                     url = self._resolve(base, href, response.encoding)
                 else:  # relative to the folder alone: resolved once per folder
-                    url = resolved.get(folder + href, _UNSET)  # type: ignore[arg-type]
+                    where = folder + href
+                    url = resolved.get(where, _UNSET)  # type: ignore[arg-type]
                     if url is _UNSET:
                         url = self._resolve(base, href, response.encoding)
                         if len(resolved) >= _MAX_RESOLVED:
                             resolved.clear()
-                        resolved[folder + href] = url
+                        resolved[where] = url
                 if key is not None:
                     met.add(key)
                 if url is None:

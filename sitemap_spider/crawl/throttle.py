@@ -72,11 +72,11 @@ class PacingAutoThrottle(AutoThrottle):
     every :data:`STALL_CHECK_SECONDS`). Only while the site answers: the stalled requests
     must be fewer than its good answers (not a 429 or a gateway's fault) of the last
     :data:`ANSWER_WINDOW` stall times. A site that hangs or turns slow as a whole answers
-    nothing new, and lends nothing once its earlier answers are that old. At most as many places are lent as the site
-    has: never more than twice its concurrency in flight. A slot whose concurrency someone
-    else set since (a robots.txt ``Crawl-delay`` makes it 1, a second crawling process halves
-    it) is taken as set, and nothing is lent below 2. Renders are not counted: a browser page
-    loads the site's scripts and styles too.
+    nothing new, and lends nothing once its earlier answers are that old. At most as many places
+    are lent as the site has: never more than twice its concurrency in flight. A slot whose
+    concurrency someone else set since (a robots.txt ``Crawl-delay`` makes it 1, a second crawling
+    process halves it) is taken as set, and nothing is lent below 2. Renders are not counted: a
+    browser page loads the site's scripts and styles too.
     """
 
     def __init__(self, crawler: Crawler) -> None:

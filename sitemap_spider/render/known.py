@@ -13,9 +13,10 @@ it again. A set is trusted while:
 
 A set is kept only when its probe answered 200, the page settled (it was not read as it stood at
 the render's timeout), and its scripts wrote no link at all at load (the rendered page has the very
-links of its static HTML, as a search box or a menu built on a click does). A set whose scripts build links at load is rendered in every crawl, even when they
-were all in the static HTML then: a page may lose its static copy of a link the next day. A set
-whose probe found something is never kept either.
+links of its static HTML, as a search box or a menu built on a click does). A set whose scripts
+build links at load is rendered in every crawl, even when they were all in the static HTML then: a
+page may lose its static copy of a link the next day. A set whose probe found something is never
+kept either.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 
 _msgspec_encode = msgspec.json.Encoder().encode
 _msgspec_decode = msgspec.json.Decoder().decode
+# The most read from the socket at once.
+_CHUNK = 1024 * 1024
 
 
 # A lone surrogate (a page's JSON-LD may escape half of a character: "\ud83d") is no UTF-8, and
@@ -39,8 +41,6 @@ def _decode(line: bytes) -> Any:
         return _msgspec_decode(line)
     except msgspec.DecodeError:
         return json.loads(line)  # its errors are ValueErrors too: the connection is broken
-# The most read from the socket at once.
-_CHUNK = 1024 * 1024
 
 
 def owner(url: str, workers: int) -> int:
