@@ -6,6 +6,7 @@ process, JOBDIR, two processes, Redis):
 - an unchanged site served as static file servers serve it (an ETag on every page, 304 to a
   matching If-None-Match) is recrawled with 304s, paced as 200s: with an AutoThrottle start
   delay of 2 s, a crawl that never lowered its delay on a 304 would take ten minutes here;
+- a recrawl starts at the pace the site held at the end of the last crawl, not at the start delay;
 - a site where 5% of the pages fail for the whole recrawl (503 with Retry-After, 502, or a
   timeout) ends on its own, lists those pages with their previous entries, names them in the
   report, and publishes; the failing pages do not set the rest of the site's pace.
@@ -13,6 +14,8 @@ process, JOBDIR, two processes, Redis):
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,6 +102,49 @@ def test_an_unchanged_site_is_recrawled_with_304s_at_full_pace(
     # ... and each is judged as before.
     assert _exclusions(second) == _exclusions(first)
     print(f"\n{mode}: first crawl {first.seconds:.1f} s, recrawl {second.seconds:.1f} s, {not_modified}/{pages} 304")
+
+
+def test_a_recrawl_starts_at_the_pace_the_site_held_last_time(site: tuple[FaultServer, SiteSpec], tmp_path: Path) -> None:
+    server, spec = site
+    arrivals: list[tuple[float, str]] = []
+    record = server.record
+
+    def timed(request: Any) -> None:
+        arrivals.append((time.monotonic(), request.target))
+        record(request)
+
+    server.record = timed  # type: ignore[method-assign]
+    # A start delay far above the site's pace (a few milliseconds an answer).
+    settings = {"AUTOTHROTTLE_START_DELAY": "3", "SITEMAP_WORKERS": "1"}
+    first = run_crawl(spec.start_url, tmp_path, settings=settings)
+    assert first.returncode == 0, first.describe()
+    with sqlite3.connect(tmp_path / "history.sqlite") as db:
+        (noted,) = db.execute("SELECT value FROM meta WHERE key = ?", (f"pace {spec.origin}",)).fetchone()
+    assert 0 <= float(noted) < 0.5, noted
+
+    def first_pages_took() -> float:
+        """Seconds from robots.txt to the fifth page request."""
+        times = [t for t, _ in arrivals]
+        assert arrivals[0][1] == "/robots.txt" and len(times) > 5, arrivals[:8]
+        return times[5] - times[0]
+
+    # The first crawl: robots.txt, then a page every start delay (with AutoThrottle's jitter,
+    # half of it at least) until the answers bring it down.
+    assert first_pages_took() > 1.5, arrivals[:8]
+    arrivals.clear()
+    second = run_crawl(spec.start_url, tmp_path, settings=settings)
+    assert second.returncode == 0, second.describe()
+    assert second.files() == first.files()
+    read_sitemap_set(second.output_dir, spec.origin + "/")
+    assert first_pages_took() < 1.0, arrivals[:8]
+
+    # A note the crawl cannot read is left alone: the crawl starts as a first crawl.
+    with sqlite3.connect(tmp_path / "history.sqlite") as db:
+        db.execute("UPDATE meta SET value = 'fast' WHERE key = ?", (f"pace {spec.origin}",))
+    arrivals.clear()
+    third = run_crawl(spec.start_url, tmp_path, settings=settings)
+    assert third.returncode == 0, third.describe()
+    assert first_pages_took() > 1.5, arrivals[:8]
 
 
 @pytest.mark.parametrize(

@@ -60,8 +60,9 @@ class RetryHolder(Protocol):
 class Mode(Protocol):
     """The mode of this crawl's process, as the spider and its middlewares use it."""
 
-    #: What render=auto learnt, committed with the history for the next crawl (render/known.py).
-    rendering_notes: Callable[[], str | None] | None
+    #: Notes for the next crawl, by name, each asked when the history is committed (HistoryStore.note):
+    #: what render=auto learnt (render/known.py), the site's pace (crawl/throttle.py).
+    history_notes: dict[str, Callable[[], str | None]]
 
     @property
     def report(self) -> CrawlReport | None:

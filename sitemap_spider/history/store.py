@@ -6,7 +6,7 @@ import logging
 import sqlite3
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from sitemap_spider.history.record import COLUMNS, EXTENSIONS_UNKNOWN, PageRecord
@@ -32,8 +32,6 @@ _BUSY_SECONDS = 120.0
 _KINDS = "extension_kinds "
 #: The meta key, before the origin, of when its records were last committed (seconds since the epoch).
 _PUBLISHED = "published_at "
-#: The meta key, before the origin, of what render=auto's probes learnt (render/known.py).
-_RENDERING = "rendering "
 
 
 class HistoryStore:
@@ -108,20 +106,25 @@ class HistoryStore:
         value = self._meta(_KINDS + origin)
         return default if value is None else value
 
-    def rendering(self, origin: str) -> str | None:
-        """What render=auto's probes of ``origin`` learnt (render/known.py); None if nothing."""
-        return self._meta(_RENDERING + origin)
+    def note(self, name: str, origin: str) -> str | None:
+        """What the last crawl of ``origin`` noted under ``name`` for the next one; None if nothing.
+
+        The notes: "rendering", what render=auto's probes learnt (render/known.py); "pace",
+        the pace the site held (crawl/throttle.py).
+        """
+        return self._meta(f"{name} {origin}")
 
     def commit(
         self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,
-        rendering: Callable[[], str | None] | None = None,
+        notes: Mapping[str, Callable[[], str | None]] | None = None,
     ) -> int:  # fmt: skip
         """Replace ``origin``'s records with this crawl's, in one transaction; how many were written.
 
         Pages of the last set that this crawl did not list are dropped with the old records.
         One file may hold several origins (a SITEMAP_HISTORY shared by several sites).
         ``kinds``: the extension kinds the records were written with (see extension_kinds),
-        asked once every record is written; ``rendering``: what the probes learnt (None: nothing), the same.
+        asked once every record is written; ``notes``: what the crawl notes for the next one, by name
+        (see :meth:`note`), each asked the same way (None: nothing, and the last one's is dropped).
         """
         db = self._connection()
         db.execute("BEGIN IMMEDIATE")
@@ -137,12 +140,12 @@ class HistoryStore:
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_PUBLISHED + origin, now))
             if kinds is not None:
                 db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_KINDS + origin, kinds()))
-            if rendering is not None:
-                learnt = rendering()
+            for name, note in (notes or {}).items():
+                key, learnt = f"{name} {origin}", note()
                 if learnt is None:
-                    db.execute("DELETE FROM meta WHERE key = ?", (_RENDERING + origin,))
+                    db.execute("DELETE FROM meta WHERE key = ?", (key,))
                 else:
-                    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_RENDERING + origin, learnt))
+                    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, learnt))
         except BaseException:
             db.execute("ROLLBACK")
             raise

@@ -88,7 +88,7 @@ class CrawlMode:
         self._counts_loop: task.LoopingCall | None = None
         self.history: HistoryStore | None = None
         #: What render=auto learnt, for the next crawl (the spider's renderer sets it; render/known.py).
-        self.rendering_notes: Callable[[], str | None] | None = None
+        self.history_notes: dict[str, Callable[[], str | None]] = {}
         self._history_origin = ""
         self._staging: Staging | None = None
         # The report opens with the crawl: stats and the spider exist only then.
@@ -263,7 +263,7 @@ class CrawlMode:
             now = self.config.rich.kinds
             return "".join(kind for kind in now if kind in before) if kept else now
 
-        written = self.history.commit(records(), self._history_origin, kinds, self.rendering_notes)
+        written = self.history.commit(records(), self._history_origin, kinds, self.history_notes)
         stats = self.publisher.stats
         stats.set_value(keys.HISTORY_RECORDS, written)
         stats.set_value(keys.KEPT_TRANSIENT_ERROR, len(kept))

@@ -93,8 +93,8 @@ class RenderingMixin:
         if history is not None and self.renderer.mode == "auto":
             # Script sets whose probe found nothing in the last crawls are not probed again.
             renderer = self.renderer
-            renderer.known = ScriptSetKnowledge(history.rendering(self.target.site.crawl_origin))
-            self.crawl_mode.rendering_notes = lambda: renderer.known.dumps(renderer.script_digests)
+            renderer.known = ScriptSetKnowledge(history.note("rendering", self.target.site.crawl_origin))
+            self.crawl_mode.history_notes["rendering"] = lambda: renderer.known.dumps(renderer.script_digests)
         self._links_cache = WeakKeyDictionary()
         self.link_extractor = LinkExtractor(
             tags=LINK_TAGS,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -165,9 +165,10 @@ class SharedHistory(HistoryStore):
     # --- the publisher's commit: its file, then Redis ---------------------------------------------
     def commit(
         self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,
-        rendering: Callable[[], str | None] | None = None,
+        notes: Mapping[str, Callable[[], str | None]] | None = None,
     ) -> int:  # fmt: skip
-        # What the probes learnt goes to the publisher's file only: a worker on another host renders as before.
+        # The notes (what the probes learnt, the site's pace) go to the publisher's file only: a
+        # worker on another host renders and starts as before.
         noted: list[str] = []
         staged: list[tuple[str, int]] = []
 
@@ -178,7 +179,7 @@ class SharedHistory(HistoryStore):
 
         try:
             written = super().commit(
-                self._staging(records, staged), origin, kinds_once if kinds is not None else None, rendering
+                self._staging(records, staged), origin, kinds_once if kinds is not None else None, notes
             )
             staging, count = staged[0] if staged else ("", 0)
             published = HistoryStore.published_at(self, origin) or time.time()
