@@ -7,7 +7,9 @@ with nginx (or a Python fallback), measures the server alone, then runs each cra
 subprocess and reports wall time, CPU seconds (user + sys of the child), peak RSS and pages
 fetched (Scrapy's ``downloader/response_count``), checks that our sitemap lists every
 indexable page once and nothing else, and prints the table with the ratios ours / bare.
-``--profile`` also samples each crawler with py-spy and prints where its time goes.
+``--profile`` also samples each crawler with py-spy and prints where its time goes. ``--floor``
+adds Scrapy's own cost of the pages our crawl fetched (bench/bare_fetch.py): what no crawl built on
+Scrapy's engine and HTTP client can go below, in the same run as the bare spider.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from sitegen import GeneratedSite, add_script_links, generate, page_path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BARE_SPIDER = REPO_ROOT / "bench" / "bare_spider.py"
+BARE_FETCH = REPO_ROOT / "bench" / "bare_fetch.py"
 NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 # Neither crawler may open a control port: several benchmarks or tests may run at once.
 QUIET = ["-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LOG_LEVEL=INFO"]
@@ -228,6 +231,9 @@ def main() -> None:
                              "--ours-setting SPIDER_MODULES=sitemap_spider.crawl.spider,proto and PYTHONPATH)")
     parser.add_argument("--autothrottle-off", action="store_true",
                         help="also run our crawl with AUTOTHROTTLE_ENABLED=False, to see what AutoThrottle costs")
+    parser.add_argument("--floor", action="store_true",
+                        help="after our crawl, Scrapy's floor: a bare spider fetching the pages our crawl fetched "
+                             "(its history) and doing nothing with them (bench/bare_fetch.py)")
     parser.add_argument("--profile", action="store_true", help="sample each crawler with py-spy and summarise")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (site, logs, sitemaps)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
@@ -262,6 +268,10 @@ def main() -> None:
                 results.append(bare)
             results.append(crawl_ours(base, work, site, "ours", options.ours_setting,
                                       profiles and profiles / "ours.txt", options.ours_spider))
+            if options.floor:
+                results.append(run_bare_spider("bare fetch (floor)", BARE_FETCH, f"history={work / 'history-ours.sqlite'}",
+                                               work, work / "bare-fetch.log", profiles and profiles / "bare fetch (floor).txt",
+                                               None))
             if options.autothrottle_off:
                 results.append(crawl_ours(base, work, site, "ours-no-autothrottle",
                                           [*options.ours_setting, "AUTOTHROTTLE_ENABLED=False"],

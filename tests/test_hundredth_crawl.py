@@ -104,7 +104,10 @@ def test_an_unchanged_site_is_recrawled_with_304s_at_full_pace(
     print(f"\n{mode}: first crawl {first.seconds:.1f} s, recrawl {second.seconds:.1f} s, {not_modified}/{pages} 304")
 
 
-def test_a_recrawl_starts_at_the_pace_the_site_held_last_time(site: tuple[FaultServer, SiteSpec], tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["one", "jobdir"])
+def test_a_recrawl_starts_at_the_pace_the_site_held_last_time(
+    mode: str, site: tuple[FaultServer, SiteSpec], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     server, spec = site
     arrivals: list[tuple[float, str]] = []
     record = server.record
@@ -115,36 +118,44 @@ def test_a_recrawl_starts_at_the_pace_the_site_held_last_time(site: tuple[FaultS
 
     server.record = timed  # type: ignore[method-assign]
     # A start delay far above the site's pace (a few milliseconds an answer).
-    settings = {"AUTOTHROTTLE_START_DELAY": "3", "SITEMAP_WORKERS": "1"}
+    settings = {"AUTOTHROTTLE_START_DELAY": "3", **_mode_settings(mode, tmp_path, request)}
     first = run_crawl(spec.start_url, tmp_path, settings=settings)
     assert first.returncode == 0, first.describe()
     with sqlite3.connect(tmp_path / "history.sqlite") as db:
         (noted,) = db.execute("SELECT value FROM meta WHERE key = ?", (f"pace {spec.origin}",)).fetchone()
     assert 0 <= float(noted) < 0.5, noted
 
-    def first_pages_took() -> float:
-        """Seconds from robots.txt to the fifth page request."""
+    def gaps() -> tuple[float, float]:
+        """Seconds from robots.txt to the first page request, and to the fifth."""
         times = [t for t, _ in arrivals]
         assert arrivals[0][1] == "/robots.txt" and len(times) > 5, arrivals[:8]
-        return times[5] - times[0]
+        return times[1] - times[0], times[5] - times[0]
 
     # The first crawl: robots.txt, then a page every start delay (with AutoThrottle's jitter,
     # half of it at least) until the answers bring it down.
-    assert first_pages_took() > 1.5, arrivals[:8]
-    arrivals.clear()
-    second = run_crawl(spec.start_url, tmp_path, settings=settings)
-    assert second.returncode == 0, second.describe()
-    assert second.files() == first.files()
-    read_sitemap_set(second.output_dir, spec.origin + "/")
-    assert first_pages_took() < 1.0, arrivals[:8]
+    assert gaps()[1] > 1.5, arrivals[:8]
+    for run in range(2):
+        arrivals.clear()
+        if mode == "jobdir":
+            settings["JOBDIR"] = str(tmp_path / f"job{run + 2}")  # a finished job's state is kept
+        second = run_crawl(spec.start_url, tmp_path, settings=settings)
+        assert second.returncode == 0, second.describe()
+        assert second.files() == first.files()
+        read_sitemap_set(second.output_dir, spec.origin + "/")
+        to_first, to_fifth = gaps()
+        assert to_first < 0.5 and to_fifth < 1.0, arrivals[:8]
+        assert "Starting at the pace of the last crawl of 127.0.0.1" in second.stderr, second.describe()
 
-    # A note the crawl cannot read is left alone: the crawl starts as a first crawl.
+    # A note that is not a number is not used: the crawl starts as a first crawl (and notes its own).
     with sqlite3.connect(tmp_path / "history.sqlite") as db:
         db.execute("UPDATE meta SET value = 'fast' WHERE key = ?", (f"pace {spec.origin}",))
     arrivals.clear()
+    if mode == "jobdir":
+        settings["JOBDIR"] = str(tmp_path / "job9")
     third = run_crawl(spec.start_url, tmp_path, settings=settings)
     assert third.returncode == 0, third.describe()
-    assert first_pages_took() > 1.5, arrivals[:8]
+    assert gaps()[1] > 1.5, arrivals[:8]
+    assert "Starting at the pace" not in third.stderr
 
 
 @pytest.mark.parametrize(

@@ -26,16 +26,16 @@ from __future__ import annotations
 import logging
 from collections import deque
 from time import monotonic
-from urllib.parse import urlsplit
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
 
 from scrapy import Request, Spider, signals
 from scrapy.extensions.throttle import AutoThrottle
 from scrapy.utils.asyncio import create_looping_call
 
 from sitemap_spider import request_meta as meta
-from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES
+from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, Politeness
 
 if TYPE_CHECKING:
     from scrapy.core.downloader import Slot
@@ -101,41 +101,53 @@ class PacingAutoThrottle(AutoThrottle):
 
     def _spider_opened(self, spider: Spider) -> None:
         super()._spider_opened(spider)
-        self._start_at_last_pace(spider)
         self._watch = create_looping_call(self._lend_places)
         self._watch.start(STALL_CHECK_SECONDS, now=False)
+        self._start_at_last_pace(spider)
 
     def _start_at_last_pace(self, spider: Spider) -> None:
         """Start the site's slot at the pace it held at the end of the last crawl, if faster than the start delay.
 
-        The pace is noted with the history (a crawl without one starts as a first crawl). Never
-        below ``DOWNLOAD_DELAY``, and a site the user paces in ``DOWNLOAD_SLOTS`` is left to it. A
-        site slower than last time raises the delay at its first answers (AutoThrottle's rule);
-        a ``Crawl-delay`` and the back-off pauses apply as before (crawl/politeness.py).
+        The pace is noted with the history (a crawl without one starts as a first crawl), by the
+        process that starts the crawl (queues its start URLs), and read by it: a process that
+        joins a crawl (the second one, a Redis worker) starts at the start delay, as before.
+        Never below ``DOWNLOAD_DELAY``, and a site the user paces in ``DOWNLOAD_SLOTS`` is left
+        to it. A site slower than last time raises the delay at its first answers (AutoThrottle's
+        rule); a ``Crawl-delay`` and the back-off pauses apply as before (crawl/politeness.py).
         """
         mode = getattr(spider, "crawl_mode", None)
         target = getattr(spider, "target", None)
         history = getattr(mode, "history", None)
-        if mode is None or target is None or history is None:
+        notes = getattr(mode, "history_notes", None)
+        if target is None or history is None or notes is None or not mode.queues_start_urls():  # type: ignore[union-attr]
             return
         origin = target.site.crawl_origin
         host = urlsplit(origin).hostname or ""
-        mode.history_notes[PACE_NOTE] = lambda: self._pace_of(host)
+        notes[PACE_NOTE] = lambda: self._pace_of(host)
         try:
             last = float(history.note(PACE_NOTE, origin) or "nan")
         except ValueError:
-            return  # written by someone else: start as a first crawl
+            return  # not a number (written by something else): start as a first crawl
         downloader = self.crawler.engine.downloader
         start = downloader._delay  # what AutoThrottle starts every new slot at
         if not 0 <= last < start or host in downloader.per_slot_settings or downloader.ip_concurrency:
-            return  # (a NaN compares False: no note)
+            return  # (NaN compares False: no note)
         # Scrapy's DOWNLOAD_SLOTS, which the downloader reads when it makes the site's slot.
-        downloader.per_slot_settings[host] = {"delay": max(self.mindelay, last)}
-        logger.debug("Starting %s at the pace of its last crawl: %.3f s between requests", host, last)
+        pace = max(self.mindelay, last)
+        downloader.per_slot_settings[host] = {"delay": pace}
+        logger.info("Starting at the pace of the last crawl of %s: %.3f s between requests", host, pace)
 
     def _pace_of(self, host: str) -> str | None:
-        """The delay of ``host``'s slot now, if it answered in this crawl (for the history note)."""
-        for site in self._sites.values():
+        """The delay of ``host``'s slot at the end of the crawl, for the history note.
+
+        None (the note is dropped) when the site did not answer, or when a back-off pause is on:
+        a pause is the site's trouble, not its pace.
+        """
+        politeness = self.crawler.get_extension(Politeness)
+        if politeness is not None and host in politeness.backoffs:
+            return None
+        # The slot in use at the end: one dropped while idle (Scrapy's slot collection) came before it.
+        for site in reversed(self._sites.values()):
             if site.key == host and site.latencies:
                 return repr(round(site.slot.delay, 6))
         return None
