@@ -70,6 +70,33 @@ def test_staging_keeps_the_last_record_of_a_url() -> None:
     staging.close()
 
 
+def test_staging_keeps_every_record_across_its_batches() -> None:
+    # Records are written a few hundred at a time: the last one of a URL wins across batches
+    # too, and reading writes what waits.
+    staging = Staging()
+    for i in range(1000):
+        staging.add(record(f"/p{i:04d}", status=200))
+    for i in range(0, 1000, 7):
+        staging.add(record(f"/p{i:04d}", status=304))
+    staging.add(record("/last"))
+    rows = [(r.url, r.status) for r in staging.records()]
+    assert len(rows) == 1001 and rows[-1] == (ORIGIN + "/p0999", 200) and (ORIGIN + "/last", 200) in rows
+    assert [status for _, status in rows if status == 304] == [304] * len(range(0, 1000, 7))
+    staging.add(record("/p0001", status=304))  # after a read, a record still replaces its URL's
+    assert {r.url: r.status for r in staging.records()}[ORIGIN + "/p0001"] == 304
+    staging.close()
+
+
+def test_a_history_file_that_appears_later_is_read_after_this_store_commits(tmp_path: Path) -> None:
+    # A first crawl asks once whether there is a file; its own commit creates it and reads go to it.
+    store = HistoryStore(tmp_path / "history.sqlite")
+    assert store.get(ORIGIN + "/a") is None and not (tmp_path / "history.sqlite").exists()
+    store.commit([record("/a")], ORIGIN)
+    got = store.get(ORIGIN + "/a")
+    assert got is not None and got.url == ORIGIN + "/a"
+    store.close()
+
+
 def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> None:
     packed = pack_links([ORIGIN + "/a", "https://www.example.com/b", "https://www.example.com"], ORIGIN,
                         "https://www.example.com")

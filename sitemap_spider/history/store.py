@@ -26,6 +26,8 @@ _INSERT = f"INSERT OR REPLACE INTO pages ({', '.join(COLUMNS)}) VALUES ({', '.jo
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM pages"
 # Another process may be committing (a second crawl of the site, a Redis publisher): wait for it.
 _BUSY_SECONDS = 120.0
+#: Records a crawl's staging holds before writing them in one statement (Staging).
+_STAGED_ROWS = 256
 
 
 #: The meta key, before the origin, of the extension kinds an origin's records were written with.
@@ -41,6 +43,7 @@ class HistoryStore:
         self.path = path
         self._db: sqlite3.Connection | None = None
         self._closer: weakref.finalize[[], HistoryStore] | None = None
+        self._absent = False
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
@@ -63,8 +66,12 @@ class HistoryStore:
         Reading never creates the file: a crawl that publishes nothing leaves no history
         where there was none, as it leaves an existing one as it was.
         """
-        if self._db is None and not self.path.exists():
-            return None
+        if self._db is None:
+            # Checked once: the file appears with this crawl's commit (which connects), and a
+            # first crawl asked on every page (a stat each time, twice a page).
+            if self._absent or not self.path.exists():
+                self._absent = True
+                return None
         return self._connection()
 
     def get(self, url: str) -> PageRecord | None:
@@ -205,12 +212,22 @@ class Staging:
     def __init__(self) -> None:
         self._db = sqlite3.connect("")
         self._db.executescript(_TABLE)
+        # Rows wait here and go in a few hundred at a time: one statement a page cost a
+        # recrawl of 304s as much as its history lookups.
+        self._rows: list[tuple[object, ...]] = []
 
     def add(self, record: PageRecord) -> None:
         """Stage a record; a later one for the same URL replaces it."""
-        self._db.execute(_INSERT, record.row())
+        self._rows.append(record.row())
+        if len(self._rows) >= _STAGED_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._db.executemany(_INSERT, self._rows)
+        self._rows.clear()
 
     def records(self) -> Iterator[PageRecord]:
+        self._flush()
         for row in self._db.execute(_SELECT + " ORDER BY url"):
             yield PageRecord.from_row(row)
 
