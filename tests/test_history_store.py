@@ -87,6 +87,17 @@ def test_staging_keeps_every_record_across_its_batches() -> None:
     staging.close()
 
 
+def test_a_batch_that_fails_is_lost_alone() -> None:
+    staging = Staging()
+    with pytest.raises(sqlite3.IntegrityError):
+        for i in range(256):  # the last one fills the batch, which has a record SQLite refuses
+            staging.add(record(f"/p{i:03d}", status=None) if i == 7 else record(f"/p{i:03d}"))
+    staging.add(record("/after"))
+    urls = [r.url for r in staging.records()]
+    assert urls == [ORIGIN + "/after"] + [ORIGIN + f"/p{i:03d}" for i in range(256) if i != 7]  # in URL order
+    staging.close()
+
+
 def test_a_history_file_that_appears_later_is_read_after_this_store_commits(tmp_path: Path) -> None:
     # A first crawl asks once whether there is a file; its own commit creates it and reads go to it.
     store = HistoryStore(tmp_path / "history.sqlite")
@@ -95,6 +106,20 @@ def test_a_history_file_that_appears_later_is_read_after_this_store_commits(tmp_
     got = store.get(ORIGIN + "/a")
     assert got is not None and got.url == ORIGIN + "/a"
     store.close()
+    assert len(store) == 1  # reopened after a close, the file is read again
+    store.close()
+
+
+def test_a_note_taken_is_gone_and_the_records_stay(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "history.sqlite")
+    assert store.take_note("pace", ORIGIN) is None and not (tmp_path / "history.sqlite").exists()
+    store.commit([record("/a")], ORIGIN, notes={"pace": lambda: "0.004", "rendering": lambda: "r"})
+    store.close()
+    again = HistoryStore(tmp_path / "history.sqlite")
+    assert again.take_note("pace", ORIGIN) == "0.004"
+    assert again.note("pace", ORIGIN) is None and again.take_note("pace", ORIGIN) is None
+    assert again.note("rendering", ORIGIN) == "r" and len(again) == 1
+    again.close()
 
 
 def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> None:

@@ -43,6 +43,7 @@ class HistoryStore:
         self.path = path
         self._db: sqlite3.Connection | None = None
         self._closer: weakref.finalize[[], HistoryStore] | None = None
+        #: No file when last asked, and no connection since (which creates it).
         self._absent = False
 
     def _connection(self) -> sqlite3.Connection:
@@ -55,6 +56,7 @@ class HistoryStore:
             _add_extensions_column(db, self.path)
             _add_excluded_column(db)
             self._db = db
+            self._absent = False
             # Closed at exit too: a forced stop (a second Ctrl-C or SIGTERM) never reaches
             # close(), and an open connection leaves history.sqlite-wal and -shm beside the file.
             self._closer = weakref.finalize(self, db.close)
@@ -120,6 +122,17 @@ class HistoryStore:
         the pace the site held (crawl/throttle.py).
         """
         return self._meta(f"{name} {origin}")
+
+    def take_note(self, name: str, origin: str) -> str | None:
+        """:meth:`note`, dropped from the file as it is read: a note that holds for the next crawl only.
+
+        The site's pace is one: noted by a crawl that published, it must not outlive a crawl that
+        did not (a site down, a stop), which commits nothing and would leave it to the crawl after.
+        """
+        value = self.note(name, origin)
+        if value is not None:
+            self._connection().execute("DELETE FROM meta WHERE key = ?", (f"{name} {origin}",))
+        return value
 
     def commit(
         self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,
@@ -223,8 +236,20 @@ class Staging:
             self._flush()
 
     def _flush(self) -> None:
-        self._db.executemany(_INSERT, self._rows)
-        self._rows.clear()
+        rows, self._rows = self._rows, []
+        try:
+            self._db.executemany(_INSERT, rows)
+        except sqlite3.Error:
+            # A record SQLite refuses is lost alone, as it was when each went in by itself: the rest
+            # of its batch goes in one at a time, and the first error is raised (for that page).
+            failed: sqlite3.Error | None = None
+            for row in rows:
+                try:
+                    self._db.execute(_INSERT, row)
+                except sqlite3.Error as error:
+                    failed = failed or error
+            if failed is not None:
+                raise failed from None
 
     def records(self) -> Iterator[PageRecord]:
         self._flush()
