@@ -110,16 +110,14 @@ def test_a_history_file_that_appears_later_is_read_after_this_store_commits(tmp_
     store.close()
 
 
-def test_a_note_taken_is_gone_and_the_records_stay(tmp_path: Path) -> None:
+def test_notes_are_kept_by_name_and_dropped_when_none(tmp_path: Path) -> None:
     store = HistoryStore(tmp_path / "history.sqlite")
-    assert store.take_note("pace", ORIGIN) is None and not (tmp_path / "history.sqlite").exists()
+    assert store.note("pace", ORIGIN) is None and not (tmp_path / "history.sqlite").exists()
     store.commit([record("/a")], ORIGIN, notes={"pace": lambda: "0.004", "rendering": lambda: "r"})
+    assert store.note("pace", ORIGIN) == "0.004" and store.note("rendering", ORIGIN) == "r"
+    store.commit([record("/a")], ORIGIN, notes={"pace": lambda: None})
+    assert store.note("pace", ORIGIN) is None and store.note("rendering", ORIGIN) == "r"
     store.close()
-    again = HistoryStore(tmp_path / "history.sqlite")
-    assert again.take_note("pace", ORIGIN) == "0.004"
-    assert again.note("pace", ORIGIN) is None and again.take_note("pace", ORIGIN) is None
-    assert again.note("rendering", ORIGIN) == "r" and len(again) == 1
-    again.close()
 
 
 def test_links_written_with_the_public_origin_are_kept_as_the_crawled_ones() -> None:

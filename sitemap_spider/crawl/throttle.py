@@ -125,9 +125,8 @@ class PacingAutoThrottle(AutoThrottle):
         host = urlsplit(origin).hostname or ""
         notes[PACE_NOTE] = lambda: self._pace_of(host)
         try:
-            # Taken: a crawl that ends without publishing commits no pace, and the one after it
-            # starts at the start delay, as a site just back from being down should.
-            last = float(history.take_note(PACE_NOTE, origin) or "nan")
+            # The last published crawl's: one that published nothing changed nothing in the history.
+            last = float(history.note(PACE_NOTE, origin) or "nan")
         except ValueError:
             return  # not a number (written by something else): start as a first crawl
         downloader = self.crawler.engine.downloader

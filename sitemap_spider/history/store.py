@@ -123,17 +123,6 @@ class HistoryStore:
         """
         return self._meta(f"{name} {origin}")
 
-    def take_note(self, name: str, origin: str) -> str | None:
-        """:meth:`note`, dropped from the file as it is read: a note that holds for the next crawl only.
-
-        The site's pace is one: noted by a crawl that published, it must not outlive a crawl that
-        did not (a site down, a stop), which commits nothing and would leave it to the crawl after.
-        """
-        value = self.note(name, origin)
-        if value is not None:
-            self._connection().execute("DELETE FROM meta WHERE key = ?", (f"{name} {origin}",))
-        return value
-
     def commit(
         self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,
         notes: Mapping[str, Callable[[], str | None]] | None = None,
