@@ -147,11 +147,14 @@ class PacingAutoThrottle(AutoThrottle):
         politeness = self.crawler.get_extension(Politeness)
         if politeness is not None and host in politeness.backoffs:
             return None
-        # The slot in use at the end: one dropped while idle (Scrapy's slot collection) came before it.
-        for site in reversed(self._sites.values()):
-            if site.key == host and site.latencies:
-                return repr(round(site.slot.delay, 6))
-        return None
+        # The slot in use at the end (the downloader keeps its slots once closed); one Scrapy dropped
+        # while idle, a minute without a request, says nothing of the end.
+        engine = self.crawler.engine
+        slot = engine.downloader.slots.get(host) if engine is not None else None
+        site = self._sites.get(id(slot)) if slot is not None else None
+        if site is None or not site.latencies:
+            return None
+        return repr(round(site.slot.delay, 6))
 
     def _spider_closed(self, spider: Spider) -> None:
         if self._watch is not None and self._watch.running:
@@ -187,15 +190,10 @@ class PacingAutoThrottle(AutoThrottle):
                 downloader._process_queue(slot)
         self._in_flight = in_flight
 
-    def _key_of(self, slot: Slot) -> str | None:
-        engine = self.crawler.engine
-        slots = engine.downloader.slots if engine is not None else {}
-        return next((key for key, each in slots.items() if each is slot), None)
-
     def _adjust_delay(self, slot: Slot, latency: float, response: Response) -> None:
         site = self._sites.get(id(slot))
         if site is None:
-            site = self._sites[id(slot)] = _Site(slot, self._key_of(slot))
+            site = self._sites[id(slot)] = _Site(slot)
         site.latencies.append(latency)
         site.median = median_latency(site.latencies)
         if response.status not in TRANSIENT_STATUSES:
@@ -208,9 +206,8 @@ class PacingAutoThrottle(AutoThrottle):
 class _Site:
     """One downloader slot's answers, and the places its stalled requests lend."""
 
-    def __init__(self, slot: Slot, key: str | None) -> None:
+    def __init__(self, slot: Slot) -> None:
         self.slot = slot
-        self.key = key
         self.latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
         #: Their median, taken at each answer (the pace and the stall time both read it).
         self.median = 0.0

@@ -87,7 +87,8 @@ class CrawlMode:
         self.report: CrawlReport | None = None
         self._counts_loop: task.LoopingCall | None = None
         self.history: HistoryStore | None = None
-        #: What render=auto learnt, for the next crawl (the spider's renderer sets it; render/known.py).
+        #: Notes for the next crawl, by name, committed with the history (crawl/mode.py's Mode):
+        #: what render=auto learnt (render/known.py), the site's pace (crawl/throttle.py).
         self.history_notes: dict[str, Callable[[], str | None]] = {}
         self._history_origin = ""
         self._staging: Staging | None = None
