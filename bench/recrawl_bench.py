@@ -74,7 +74,7 @@ def crawl_bare_revalidation(history: Path, work: Path, timeout: float, settings:
     """A bare Scrapy spider that sends the recrawl's conditional requests and does nothing else."""
     spider = REPO_ROOT / "bench" / "bare_revalidation.py"
     name = "bare revalidation" + (f" ({', '.join(settings)})" if settings else "")
-    return run_bare_spider(name, spider, f"history={history}", work, work / f"{name}.log", None, timeout, settings)
+    return run_bare_spider(name, spider, (f"history={history}",), work, work / f"{name}.log", None, timeout, settings)
 
 
 def last_stat(log: str, key: str) -> int:

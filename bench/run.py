@@ -8,7 +8,8 @@ subprocess and reports wall time, CPU seconds (user + sys of the child), peak RS
 fetched (Scrapy's ``downloader/response_count``), checks that our sitemap lists every
 indexable page once and nothing else, and prints the table with the ratios ours / bare.
 ``--profile`` also samples each crawler with py-spy and prints where its time goes. ``--floor``
-adds Scrapy's own cost of the pages our crawl fetched (bench/bare_fetch.py): what no crawl built on
+adds Scrapy's own cost of the pages our crawl fetched (bench/bare_revalidation.py with
+``conditional=no``): what no crawl built on
 Scrapy's engine and HTTP client can go below, in the same run as the bare spider.
 """
 
@@ -40,7 +41,7 @@ from sitegen import GeneratedSite, add_script_links, generate, page_path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BARE_SPIDER = REPO_ROOT / "bench" / "bare_spider.py"
-BARE_FETCH = REPO_ROOT / "bench" / "bare_fetch.py"
+BARE_REVALIDATION = REPO_ROOT / "bench" / "bare_revalidation.py"
 NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 # Neither crawler may open a control port: several benchmarks or tests may run at once.
 QUIET = ["-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LOG_LEVEL=INFO"]
@@ -174,18 +175,20 @@ def crawl_ours(
 
 
 def crawl_bare(base: str, work: Path, profile: Path | None, timeout: float | None = None) -> Result:
-    return run_bare_spider("bare", BARE_SPIDER, f"url={base}/", work, work / "bare.log", profile, timeout)
+    return run_bare_spider("bare", BARE_SPIDER, (f"url={base}/",), work, work / "bare.log", profile, timeout)
 
 
 def run_bare_spider(
-    name: str, spider: Path, argument: str, work: Path, log: Path, profile: Path | None, timeout: float | None,
-    settings: tuple[str, ...] = (),
+    name: str, spider: Path, arguments: tuple[str, ...], work: Path, log: Path, profile: Path | None,
+    timeout: float | None, settings: tuple[str, ...] = (),
 ) -> Result:
-    """``scrapy runspider`` of a bench spider file with one ``-a`` argument; it publishes nothing."""
+    """``scrapy runspider`` of a bench spider file with its ``-a`` arguments; it publishes nothing."""
     # From an empty directory: no scrapy.cfg, so only Scrapy's defaults (and the spider's own).
     cwd = work / "bare-cwd"
     cwd.mkdir(exist_ok=True)
-    args = [sys.executable, "-m", "scrapy", "runspider", str(spider), "-a", argument, *QUIET]
+    args = [sys.executable, "-m", "scrapy", "runspider", str(spider), *QUIET]
+    for argument in arguments:
+        args += ["-a", argument]
     for setting in settings:
         args += ["-s", setting]
     result = run_child(name, args, cwd, log, profile, timeout)
@@ -233,7 +236,7 @@ def main() -> None:
                         help="also run our crawl with AUTOTHROTTLE_ENABLED=False, to see what AutoThrottle costs")
     parser.add_argument("--floor", action="store_true",
                         help="after our crawl, Scrapy's floor: a bare spider fetching the pages our crawl fetched "
-                             "(its history) and doing nothing with them (bench/bare_fetch.py)")
+                             "(its history) and doing nothing with them (bench/bare_revalidation.py, conditional=no)")
     parser.add_argument("--profile", action="store_true", help="sample each crawler with py-spy and summarise")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (site, logs, sitemaps)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
@@ -269,9 +272,11 @@ def main() -> None:
             results.append(crawl_ours(base, work, site, "ours", options.ours_setting,
                                       profiles and profiles / "ours.txt", options.ours_spider))
             if options.floor:
-                results.append(run_bare_spider("bare fetch (floor)", BARE_FETCH, f"history={work / 'history-ours.sqlite'}",
-                                               work, work / "bare-fetch.log", profiles and profiles / "bare fetch (floor).txt",
-                                               None))
+                results.append(run_bare_spider(
+                    "bare fetch (floor)", BARE_REVALIDATION, (f"history={work / 'history-ours.sqlite'}", "conditional=no"),
+                    work, work / "bare-fetch.log", profiles and profiles / "bare fetch (floor).txt", None,
+                    ("CONCURRENT_ITEMS=1",),  # as our crawl runs
+                ))
             if options.autothrottle_off:
                 results.append(crawl_ours(base, work, site, "ours-no-autothrottle",
                                           [*options.ours_setting, "AUTOTHROTTLE_ENABLED=False"],
