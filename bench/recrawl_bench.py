@@ -170,12 +170,12 @@ def ratios(crawls: dict[str, Crawl], same: str) -> str:
 
 def change_home(root: Path) -> None:
     """Add a paragraph to the home page, a second later than the first crawl (a new Last-Modified)."""
+    time.sleep(1.1)  # HTTP dates have whole seconds
     index = root / "index.html"
     text = index.read_text(encoding="utf-8")
     paragraph = "<p>A new post today.</p>"
     index.write_text(text.replace("</body>", paragraph + "</body>", 1) if "</body>" in text else text + paragraph,
                      encoding="utf-8")
-    time.sleep(1.1)
     print("changed the home page (index.html)", flush=True)
 
 
