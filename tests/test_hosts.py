@@ -101,9 +101,11 @@ def test_a_host_powered_off_mid_crawl_loses_nothing(network: tuple[HostNetwork, 
     _assert_exact(site, hosts[:2], logs[:2], processes[:2])
 
 
-def _start_three(net: HostNetwork, site: RunningSite, redis_url: str) -> tuple[list[Host], list[Path], list]:
+def _start_three(
+    net: HostNetwork, site: RunningSite, redis_url: str, delay: str = "0.01"
+) -> tuple[list[Host], list[Path], list]:
     hosts = [net.host() for _ in range(3)]
-    settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED, "DOWNLOAD_DELAY": "0.01"}
+    settings = {"SITEMAP_REDIS_URL": redis_url, **SHARED, "DOWNLOAD_DELAY": delay}
     logs = [host.folder.parent / f"{host.name}.log" for host in hosts]
     return hosts, logs, [host.crawl(site.start_url, settings, log) for host, log in zip(hosts, logs, strict=True)]
 
@@ -141,9 +143,12 @@ def test_a_host_cut_off_for_20_seconds_comes_back_and_loses_nothing(network: tup
 
 def test_redis_restarted_mid_crawl_with_its_appendonly_file_is_waited_out(network: tuple[HostNetwork, RunningSite]) -> None:
     net, site = network
-    hosts, logs, processes = _start_three(net, site, net.start_redis(appendonly=True))
+    # Paced so that the crawl outlasts a worker slow to start on a busy machine: the two others
+    # had crawled the whole site before the third joined, and Redis died after the crawl.
+    hosts, logs, processes = _start_three(net, site, net.start_redis(appendonly=True), delay="0.03")
     _wait_for_requests(site, PAGES // 3, logs)
     assert net.redis is not None
+    assert all(process.poll() is None for process in processes), "the crawl ended before Redis was stopped"
     net.redis.kill()  # SIGKILL: what Redis has is what its appendonly file holds
     time.sleep(3)
     net.redis.start()
