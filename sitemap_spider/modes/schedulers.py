@@ -23,6 +23,7 @@ from scrapy.utils.request import request_from_dict
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider.config import SitemapConfig
+from sitemap_spider.modes.request_dict import request_dict
 from sitemap_spider.modes.state import CrawlState
 from sitemap_spider.sitemaps import process_alive
 
@@ -80,7 +81,7 @@ class StateScheduler(BaseScheduler):
         # once its successor is stored.
         replaced = request.meta.pop(meta.STATE_ID, None)
         fingerprint = None if request.dont_filter else self.crawler.request_fingerprinter.fingerprint(request)
-        data = pickle.dumps(request.to_dict(spider=self.crawler.spider), protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(request_dict(request, self.crawler.spider), protocol=pickle.HIGHEST_PROTOCOL)
         stored = self.state.add_request(fingerprint, request.priority, data)
         if replaced is not None:
             self.state.done(replaced)

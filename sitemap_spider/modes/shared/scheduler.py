@@ -10,6 +10,7 @@ from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
 from sitemap_spider import request_meta as meta
+from sitemap_spider.modes.request_dict import methods_named
 from sitemap_spider.modes.shared.connection import unless_lost
 from sitemap_spider.modes.shared.crawl import SharedCrawl
 
@@ -30,6 +31,10 @@ class LeasedQueue(PriorityQueue):  # type: ignore[misc]  # scrapy-redis has no t
         # The JOBDIR meta key: mark_done and redirects end the lease as they end a state row.
         request.meta[meta.STATE_ID] = lease
         return request
+
+    def _encode_request(self, request: Request) -> Any:
+        with methods_named(request, self.spider):
+            return super()._encode_request(request)
 
 
 class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no type information
