@@ -104,7 +104,7 @@ def test_an_unchanged_site_is_recrawled_with_304s_at_full_pace(
     print(f"\n{mode}: first crawl {first.seconds:.1f} s, recrawl {second.seconds:.1f} s, {not_modified}/{pages} 304")
 
 
-@pytest.mark.parametrize("mode", ["one", "jobdir", "two"])
+@pytest.mark.parametrize("mode", MODES)
 def test_a_recrawl_starts_at_the_pace_the_site_held_last_time(
     mode: str, site: tuple[FaultServer, SiteSpec], tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
