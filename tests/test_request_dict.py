@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from scrapy import Request, Spider
@@ -27,12 +28,17 @@ class _Spider(Spider):
     def __hidden(self, response: object) -> None:
         pass
 
-    def hidden(self) -> object:
+    def hidden(self) -> Any:
         return self.__hidden
 
 
 class _Aliased(_Spider):
     alias = _Spider.on_error
+
+
+class _Elsewhere:
+    def parse(self, response: object) -> None:
+        pass
 
 
 def _elsewhere(response: object) -> None:
@@ -50,9 +56,9 @@ def searches(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     seen: list[object] = []
     real = inspect.getmembers
 
-    def counted(obj: object, predicate: object = None) -> object:
+    def counted(obj: object, predicate: Any = None) -> Any:
         seen.append(obj)
-        return real(obj, predicate)  # type: ignore[arg-type]
+        return real(obj, predicate)
 
     monkeypatch.setattr(inspect, "getmembers", counted)
     return seen
@@ -69,7 +75,8 @@ def test_the_dict_is_scrapys_and_reads_back_the_same_methods(spider: _Spider, se
     back = request_from_dict(ours, spider=spider)
     assert back.callback == spider.parse and back.errback == spider.on_error
     assert back.meta == {"depth": 2} and back.url == request.url
-    # A method under two names: Scrapy names it by the first it lists, here by the def; the same method.
+    # A method under two names: Scrapy writes the first in alphabetical order ("alias"), this
+    # module the def's ("on_error"); either reads back as the same method.
     aliased = _Aliased()
     back = request_from_dict(request_dict(Request("https://example.com/a", errback=aliased.alias), aliased), spider=aliased)
     assert back.errback == aliased.alias == aliased.on_error
@@ -86,6 +93,19 @@ def test_what_is_not_a_plain_method_of_the_spider_is_left_to_scrapy(spider: _Spi
     with pytest.raises(ValueError, match="is not an instance method"):
         request_dict(request, spider)
     assert request.callback is _elsewhere
+    # Bound to the spider under the name of one of its methods, but another function: not "parse".
+    impostor = _Elsewhere.parse.__get__(spider)
+    with pytest.raises(ValueError, match="is not an instance method"):
+        request_dict(Request("https://example.com/e", callback=impostor), spider)
+    # A built-in method of the spider: Scrapy's error too (and no AttributeError of ours).
+    with pytest.raises(ValueError, match="is not an instance method"):
+        request_dict(Request("https://example.com/f", callback=cast("Any", spider.__sizeof__)), spider)
+    # The callback named, then the errback refused: both are given back.
+    elsewhere: Any = _elsewhere
+    failing = Request("https://example.com/g", callback=spider.parse, errback=elsewhere)
+    with pytest.raises(ValueError, match="is not an instance method"):
+        request_dict(failing, spider)
+    assert failing.callback == spider.parse and failing.errback is elsewhere
     # No callback at all.
     assert request_dict(Request("https://example.com/d"), spider)["callback"] is None
 

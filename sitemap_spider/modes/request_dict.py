@@ -6,7 +6,8 @@ every request written. In a recrawl of 20,000 pages where half the queue spilled
 that search was 3% of the crawl's CPU (py-spy, BENCHMARKS.md section 8); a JOBDIR or Redis
 crawl writes every request. A bound method of the spider is named here by its own
 ``__name__``, once that name is checked to give the same function back: the dict is the one
-Scrapy writes, and ``request_from_dict`` reads it as before. Anything else (a function that
+Scrapy writes (a method under two names may be written under the other one, which reads back
+as the same method), and ``request_from_dict`` reads it as before. Anything else (a function that
 is not the spider's, a name-mangled method) is left to Scrapy's search, and to its error.
 """
 
@@ -27,18 +28,19 @@ def method_name(func: Any, spider: Spider | None) -> Any:
     if spider is None or getattr(func, "__self__", None) is not spider:
         return func
     name = getattr(func, "__name__", None)
-    found = getattr(spider, name, None) if isinstance(name, str) else None
-    return name if getattr(found, "__func__", None) is func.__func__ else func
+    function = getattr(func, "__func__", None)
+    found = getattr(spider, name, None) if isinstance(name, str) and function is not None else None
+    return name if found is not None and getattr(found, "__func__", None) is function else func
 
 
 @contextmanager
 def methods_named(request: Request, spider: Spider | None) -> Iterator[Request]:
     """``request`` with its callback and errback as names while it is written; as it was afterwards."""
     callback, errback = request.callback, request.errback
-    # to_dict takes a callback that is not callable as it is: the name Scrapy would have found.
-    request.callback = method_name(callback, spider)
-    request.errback = method_name(errback, spider)
     try:
+        # to_dict takes a callback that is not callable as it is: the name Scrapy would have found.
+        request.callback = method_name(callback, spider)
+        request.errback = method_name(errback, spider)
         yield request
     finally:
         request.callback, request.errback = callback, errback
