@@ -5,6 +5,7 @@ its features costs at most 2% more per page; wall-clock CPU time here scatters b
     .venv/bin/python bench/instructions.py --checkout /tmp/base --checkout /tmp/head
     .venv/bin/python bench/instructions.py --checkout . --pages 100 400 --jobs 2
     .venv/bin/python bench/instructions.py --small --checkout . --checkout ".::NAME=VALUE;NAME2=VALUE2"
+    .venv/bin/python bench/instructions.py --checkout "/tmp/base::JOBDIR={work}/job" --checkout ".::JOBDIR={work}/job"
 
 For each checkout (a git worktree of the commit to measure; its own ``sitemap_spider`` is imported,
 since the crawl runs from its directory), the whole default crawl of two generated sites (bench/
@@ -52,7 +53,8 @@ def crawl(checkout: Path, settings: list[str], base: str, work: Path, tag: str) 
         "-s", "SITEMAP_HISTORY=off", "-s", "SITEMAP_WORKERS=1", "-s", f"SITEMAP_OUTPUT_DIR={out}",
     ]
     for setting in settings:
-        args += ["-s", setting]
+        # "{work}" is this crawl's own directory: JOBDIR={work}/job gives each crawl its own job.
+        args += ["-s", setting.replace("{work}", str(work / f"work-{tag}"))]
     with open(log, "wb") as stream:
         subprocess.run(args, cwd=checkout, stdout=stream, stderr=subprocess.STDOUT, check=False)
     (work / f"{tag}.cg").unlink(missing_ok=True)
