@@ -15,6 +15,7 @@ process, JOBDIR, two processes, Redis):
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
 from tests.fault_server import FaultPlan, FaultServer
 from tests.generated_site import build_generated_site
 from tests.site_spec import SiteSpec
@@ -156,6 +157,33 @@ def test_a_recrawl_starts_at_the_pace_the_site_held_last_time(
     assert third.returncode == 0, third.describe()
     assert gaps()[1] > 1.5, arrivals[:8]
     assert "Starting at the pace" not in third.stderr
+
+
+def test_several_redis_workers_note_the_pace_and_the_one_that_starts_reads_it(
+    site: tuple[FaultServer, SiteSpec], tmp_path: Path, redis_url: str
+) -> None:
+    # The worker that publishes (and commits the history) is seldom the one that queued the start
+    # URLs: each notes its own pace, and the starter of the next crawl reads the publisher's.
+    server, spec = site
+    settings = {"AUTOTHROTTLE_START_DELAY": "3", "SITEMAP_REDIS_URL": redis_url, "SITEMAP_REDIS_IDLE_SECONDS": "0.5"}
+    args = crawl_command(spec.start_url, tmp_path, settings=settings)
+    for run in range(2):
+        logs = []
+        processes = []
+        for n in range(3):
+            log = tmp_path / f"run{run}-worker{n}.log"
+            with log.open("w", encoding="utf-8") as out:
+                processes.append((subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out), log))
+        for process, log in processes:
+            assert process.wait(timeout=300) == 0, log.read_text(encoding="utf-8")[-3000:]
+            logs.append(log.read_text(encoding="utf-8"))
+        assert sum("Sitemap published:" in log for log in logs) == 1
+        read_sitemap_set(tmp_path / "sitemaps", spec.origin + "/")
+        with sqlite3.connect(tmp_path / "history.sqlite") as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (f"pace {spec.origin}",)).fetchone()
+        assert row is not None and 0 <= float(row[0]) < 0.5, row
+        paced = [log for log in logs if "Starting at the pace of the last crawl of 127.0.0.1" in log]
+        assert len(paced) == (1 if run else 0), [log[-2000:] for log in logs]
 
 
 @pytest.mark.parametrize(

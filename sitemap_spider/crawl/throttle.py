@@ -108,9 +108,11 @@ class PacingAutoThrottle(AutoThrottle):
     def _start_at_last_pace(self, spider: Spider) -> None:
         """Start the site's slot at the pace it held at the end of the last crawl, if faster than the start delay.
 
-        The pace is noted with the history (a crawl without one starts as a first crawl), by the
-        process that starts the crawl (queues its start URLs), and read by it: a process that
-        joins a crawl (the second one, a Redis worker) starts at the start delay, as before.
+        The pace is noted with the history (a crawl without one starts as a first crawl) by the
+        process that commits it, the one that publishes the set, and read by the process that
+        starts the crawl (queues its start URLs): a process that joins a crawl (the second one, a
+        Redis worker) starts at the start delay, as before. Of several Redis workers, the one
+        that publishes is seldom the one that started: each notes its own slot's pace.
         Never below ``DOWNLOAD_DELAY``, and a site the user paces in ``DOWNLOAD_SLOTS`` is left
         to it. A site slower than last time raises the delay at its first answers (AutoThrottle's
         rule); a ``Crawl-delay`` and the back-off pauses apply as before (crawl/politeness.py).
@@ -119,11 +121,13 @@ class PacingAutoThrottle(AutoThrottle):
         target = getattr(spider, "target", None)
         history = getattr(mode, "history", None)
         notes = getattr(mode, "history_notes", None)
-        if target is None or history is None or notes is None or not mode.queues_start_urls():  # type: ignore[union-attr]
+        if target is None or history is None or notes is None:
             return
         origin = target.site.crawl_origin
         host = urlsplit(origin).hostname or ""
         notes[PACE_NOTE] = lambda: self._pace_of(host)
+        if not mode.queues_start_urls():  # type: ignore[union-attr]
+            return
         try:
             # The last published crawl's: one that published nothing changed nothing in the history.
             last = float(history.note(PACE_NOTE, origin) or "nan")
