@@ -130,7 +130,7 @@ class CrawlProgress:
             rate = progress.fetched / elapsed.total_seconds()
         logger.info(
             "Progress%s: %s pages fetched, %s queued, %s listed, %s excluded, %s rendered; %s pages/s; %s elapsed",
-            " at the end" if final else "", f"{progress.fetched:,}", f"{progress.queued:,}", f"{progress.listed:,}", f"{progress.excluded:,}",
+            (" at the end" if final else "") + (" (this worker's part)" if progress.part else ""), f"{progress.fetched:,}", f"{progress.queued:,}", f"{progress.listed:,}", f"{progress.excluded:,}",
             f"{progress.rendered:,}", f"{rate:,.1f}", elapsed,
         )
 

@@ -130,6 +130,19 @@ def test_workers_publish_what_one_process_publishes(
     publisher = next(log for log in logs if "Sitemap published:" in log)
     final = re.search(r"Progress at the end: ([\d,]+) pages fetched, 0 queued", publisher)
     assert final is not None and int(final.group(1).replace(",", "")) == together, publisher[-3000:]
+    # The others' last lines: the crawl's totals, or once the publisher dropped them, their own
+    # part (said as such), not zeros.
+    for log in logs:
+        if log is not publisher:
+            left = re.search(r"Progress at the end( \(this worker's part\))?: ([\d,]+) pages fetched", log)
+            assert left is not None, log[-3000:]
+            fetched = int(left.group(2).replace(",", ""))
+            assert (fetched == together) if left.group(1) is None else (0 < fetched < together), log[-3000:]
+    # Once every worker has ended, the crawl's data are gone, whoever ended last.
+    client = redis.Redis.from_url(redis_url)
+    assert sorted(key.decode() for key in client.keys(f"{KEY_PREFIX}:*")) == [
+        f"{KEY_PREFIX}:{site.origin}:{name}" for name in ("meta", "past", "past_meta")
+    ]
 
 
 def test_a_killed_worker_loses_nothing(site: RunningSite, tmp_path: Path, redis_url: str) -> None:

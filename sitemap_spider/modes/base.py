@@ -20,7 +20,7 @@ below. None of them asks which mode it is. A mode owns:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -70,6 +70,8 @@ class Progress:
     listed: int
     excluded: int
     rendered: int
+    #: The counts are this process's part only (a Redis worker that left the set to another).
+    part: bool = False
 
 
 class CrawlMode:
@@ -184,9 +186,10 @@ class CrawlMode:
         scheduler = getattr(self.crawler.engine, "scheduler", None)
         return len(scheduler) if scheduler is not None else 0
 
-    def progress(self) -> Progress:
-        """The whole crawl's progress: counts from the report's store, plus the queue."""
-        counts = self.report.counts() if self.report is not None else {}
+    def progress(self, counts: Mapping[str, int] | None = None) -> Progress:
+        """The whole crawl's progress: counts from the report's store (or ``counts``), plus the queue."""
+        if counts is None:
+            counts = self.report.counts() if self.report is not None else {}
         return Progress(
             fetched=counts.get(facts.FETCHED, 0),
             queued=self.queued(),

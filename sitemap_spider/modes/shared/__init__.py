@@ -40,6 +40,7 @@ joining to the end, is :class:`~sitemap_spider.modes.shared.crawl.SharedCrawl`
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sitemap_spider.config import ConfigError
@@ -56,6 +57,9 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
+    from collections.abc import Mapping
+
+    from sitemap_spider.modes.base import Progress
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +104,14 @@ class SharedMode(DurableMode):
         if not history.crawl_running():
             history.load()  # a crawl that starts: this worker's file, if Redis has older records or none
         return history
+
+    def progress(self, counts: Mapping[str, int] | None = None) -> Progress:
+        progress = super().progress(counts)
+        if counts is None and self.state.role == "leave" and not progress.fetched:
+            # A worker that leaves the set to another, once the publisher has dropped the crawl's
+            # counts: its last line ("Progress at the end") gives its own part, said as such.
+            return replace(super().progress(self.state.counted), part=True)
+        return progress
 
     def queues_start_urls(self) -> bool:
         # Only the worker that started the crawl; the others find the requests in Redis.

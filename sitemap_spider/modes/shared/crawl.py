@@ -74,7 +74,7 @@ class SharedCrawl:
         self.crawl_id = config.crawl_id or target.site.crawl_origin
         self.keys = CrawlKeys(self.crawl_id)
         self.worker = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
-        self._counted: dict[str, int] = {}  # this worker's totals in the crawl's counts
+        self.counted: dict[str, int] = {}  # this worker's totals in the crawl's counts
         self.redis = PatientRedis.connect(config.redis_url, config.wait_seconds, self._stop)
         self.role = "worker"  # started / joined / resumed, then publish / leave / gone
         self.publisher: str | None = None
@@ -241,9 +241,9 @@ class SharedCrawl:
         """Add this worker's last counts to the crawl's, as its totals (a field per worker and count):
         HSET, not HINCRBY, as a write cut off by a lost connection is sent again (PatientRedis)."""
         for key, amount in counts.items():
-            self._counted[key] = self._counted.get(key, 0) + amount
+            self.counted[key] = self.counted.get(key, 0) + amount
         if counts:
-            self.redis.hset(self.keys.counts, mapping={f"{self.worker}\t{key}": self._counted[key] for key in counts})
+            self.redis.hset(self.keys.counts, mapping={f"{self.worker}\t{key}": self.counted[key] for key in counts})
 
     def counts(self) -> dict[str, int]:
         """The counts of every worker of the crawl, summed (none once Redis is given up on)."""
