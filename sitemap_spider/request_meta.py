@@ -23,6 +23,9 @@ LAST_PASS: Final = "sitemap_last_pass"
 #: The request failed while its site was slowed down for trouble of its own (crawl/politeness.py):
 #: the failure was the site's, and does not use up one of the page's tries (crawl/retries.py).
 SITE_TROUBLE: Final = "sitemap_site_trouble"
+#: The page failed once while its site was in trouble, and waits again with the tries it had: that
+#: failure was counted for the site, and its next ones are the page's (crawl/politeness.py).
+PUT_BACK: Final = "sitemap_put_back"
 #: When the request reached the downloader (monotonic): politeness.py's send time of a failed request.
 REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"
 #: Queue this request past the duplicate filter, once: the crawl queued its URL before (a page the

@@ -428,6 +428,48 @@ def test_a_page_s_own_fault_after_the_site_s_trouble_does_not_lengthen_the_pause
     assert crawler.stats.get_value("sitemap/backoff/200") is None
 
 
+def test_pages_put_back_in_a_pause_do_not_start_the_next_one() -> None:
+    """Pages that failed while the site was paused wait again with the tries they had (retries.py,
+    meta PUT_BACK). When they fail together after the pause, that is their own failure, counted for
+    the site once already: no new pause, and retries.py counts it as one of their tries (no
+    SITE_TROUBLE). Counted again, a resumed JOBDIR recrawl whose queue held little but pages
+    answering 503 with Retry-After paused the site for ever. Fresh pages failing so still do."""
+    from scrapy import Request
+    from scrapy.core.downloader import Slot
+    from scrapy.statscollectors import MemoryStatsCollector
+    from scrapy.utils.test import get_crawler
+
+    from sitemap_spider import default_settings
+    from sitemap_spider import request_meta as meta
+    from sitemap_spider.crawl.politeness import Politeness
+
+    ours = {name: value for name, value in vars(default_settings).items() if name.startswith("SITEMAP_")}
+    crawler = get_crawler(settings_dict={**ours, "SITEMAP_RETRY_DELAY": 1})
+    crawler.stats = MemoryStatsCollector(crawler)
+    politeness = Politeness.from_crawler(crawler)
+    slot = Slot(concurrency=8, delay=0.0, jitter=0.0)
+    clock = [100.0]
+
+    def fail(path: str, put_back: bool) -> Request:
+        now = clock[0]
+        request = Request(f"https://www.example.com{path}", meta={meta.PUT_BACK: True} if put_back else None)
+        politeness._fault("www.example.com", slot, request, request.url, "503", 1.0, b"1", now, now)
+        clock[0] += 0.1
+        return request
+
+    for i in range(5):
+        fail(f"/p{i}", put_back=False)
+    assert "www.example.com" in politeness.backoffs
+    politeness._recover("www.example.com", slot, clock[0])
+    assert "www.example.com" not in politeness.backoffs
+    after = [fail(f"/p{i}", put_back=True) for i in range(5)]
+    assert "www.example.com" not in politeness.backoffs
+    assert not any(request.meta.get(meta.SITE_TROUBLE) for request in after)
+    for i in range(5):
+        fail(f"/q{i}", put_back=False)
+    assert "www.example.com" in politeness.backoffs
+
+
 def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_path: Path) -> None:
     unavailable = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "2")), body=b"busy")
     busy = ["/b1", "/b2", "/b3"]

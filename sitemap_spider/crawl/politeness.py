@@ -223,7 +223,8 @@ class Politeness:
         # A page that failed before: its retries wait on their own back-off (unless the site has
         # stopped listening: site_health.SITE_WIDE_CAUSES).
         if not is_retry(request) or health.restarting(cause):
-            health.note(cause, retry_after)
+            if health.restarting(cause) or not request.meta.get(meta.PUT_BACK):  # counted when put back
+                health.note(cause, retry_after)
             state = self.backoffs.get(key)
             # A request sent during the pause that fails as the trouble did: it goes on. The first one
             # failing otherwise (a page's own 502 after the site's 503s) neither ends nor lengthens
@@ -236,8 +237,9 @@ class Politeness:
                 self._back_off(key, slot, url, cause, retry_after, header, now, sent)
                 health.clear()
         if key in self.backoffs:
-            # Failed while the whole site is in trouble (an outage, a restart): the site's
-            # failure, not the page's; crawl/retries.py does not count it as one of its tries.
+            # Failed while the whole site is in trouble (an outage, a restart): the site's failure, not
+            # the page's; retries.py puts the page back with its tries (meta.PUT_BACK), and its next
+            # failures are not counted for the site again (together, they looked like new trouble).
             request.meta[meta.SITE_TROUBLE] = True
 
     def _slot(self, request: Request) -> tuple[str, Slot] | None:
@@ -271,9 +273,7 @@ class Politeness:
         current = state.seconds if state else 0.0
         if state is not None and sent < state.since:
             # Sent before the site was last slowed down: the same overload, do not escalate.
-            seconds = (
-                current if retry_after is None else max(current, min(retry_after, self.config.max_backoff))
-            )
+            seconds = current if retry_after is None else max(current, min(retry_after, self.config.max_backoff))
         else:
             seconds = next_backoff(current, slot.delay, retry_after, self.config.max_backoff, self._first)
         capped = retry_after is not None and retry_after > self.config.max_backoff

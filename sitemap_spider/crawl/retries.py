@@ -183,6 +183,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
             # waits again with the tries it had. A site that stays down ends the crawl through
             # SITEMAP_RETRY_BUDGET and the site check of modes/held.py, not through its pages' tries.
             again = request.replace(dont_filter=True)
+            again.meta[meta.PUT_BACK] = True
             self._stats().inc_value(keys.RETRY_SITE_TROUBLE)
             held.hold(again, self.config.retry_delay)
             raise RetryLater(f"{cause}: the site's trouble, tried again in {self.config.retry_delay:.1f} s")
@@ -197,6 +198,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
             give_up_log_level=logging.DEBUG,
         )
         if retry is not None:
+            retry.meta.pop(meta.PUT_BACK, None)  # a try of its own now: due in its turn (modes/held.py)
             number = int(retry.meta["retry_times"])
             jitter = random.uniform(0.5, 1.5)
             delay = retry_delay(number, self.config.retry_delay, self.config.max_backoff, retry_after, jitter)
@@ -210,6 +212,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         if not request.meta.get(meta.LAST_PASS):
             again = request.replace(dont_filter=True)
             again.meta["retry_times"] = 0
+            again.meta.pop(meta.PUT_BACK, None)
             again.meta[meta.LAST_PASS] = True
             held.hold_for_last_pass(again)
             raise RetryLater(f"{cause}: kept for the last pass")
