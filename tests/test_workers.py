@@ -169,6 +169,9 @@ def test_generated_site_two_processes_fetch_each_page_once(generated: RunningSit
     result = run_crawl(generated.start_url, tmp_path, settings=TWO, timeout=300)
     assert result.returncode == 0, result.describe()
     assert log_stat(result.stderr, "sitemap/workers") == 2
+    # The helper is handed the settings that differ from Scrapy's defaults, not the deprecated
+    # names among those (which it then warned about, as if the user had set them).
+    assert "[worker 2]" in result.stderr and "ScrapyDeprecationWarning" not in result.stderr, result.describe()
     urls = read_sitemap_set(result.output_dir, generated.origin + "/")
     assert_same_entries(without_traps(generated.spec, urls), generated.spec.expected_listed())
     fetches = page_fetches(generated)

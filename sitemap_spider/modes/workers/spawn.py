@@ -15,7 +15,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from scrapy.extensions.throttle import AutoThrottle
-from scrapy.settings import BaseSettings, Settings
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings, Settings
 
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.politeness import Politeness
@@ -78,7 +78,12 @@ def slowed_down_now(crawler: Crawler, now: float | None = None) -> bool:
 def spawn_helper(crawler: Crawler, spider_kwargs: dict[str, Any]) -> tuple[BaseProcess, socket.socket] | None:
     """Start the helper process: it and this process's end of their socket pair, or None if it failed."""
     settings = crawler.settings
-    values = _plain(settings)
+    # What differs from Scrapy's defaults, which the helper's own Settings() starts from: the
+    # defaults' deprecated names, handed over, were warned about as if the user had set them.
+    values = {
+        name: value for name, value in _plain(settings).items()
+        if (settings.getpriority(name) or 0) > SETTINGS_PRIORITIES["default"]
+    }
     values.update(
         # Two processes share the site's concurrency cap and AutoThrottle's target.
         CONCURRENT_REQUESTS_PER_DOMAIN=max(1, settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") // 2),
