@@ -233,7 +233,8 @@ def test_pages_failing_for_the_whole_recrawl_keep_their_entries_and_the_crawl_pu
     # Bounded: a few seconds more than the first crawl (the tail is SITEMAP_RETRY_LAST_PASS_DELAY).
     assert second.seconds < first.seconds + 90, (first.seconds, second.seconds)
     if kind != "slow":
-        # Each failing page: its first try, five retries, and one last pass.
+        # Each failing page: its first try, five retries, and one last pass; and if the site was
+        # slowed down once (above), a failure in that pause is the site's, not one of its tries.
         tries = [_page_answers(server).count(p) for p in failing]
-        assert max(tries) <= 7, tries
+        assert max(tries) <= 7 + _count(stats, "sitemap/retry/site_trouble"), (tries, stats)
     print(f"\n{mode} {kind}: first crawl {first.seconds:.1f} s, recrawl {second.seconds:.1f} s")
