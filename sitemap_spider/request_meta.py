@@ -26,6 +26,9 @@ SITE_TROUBLE: Final = "sitemap_site_trouble"
 #: The page failed once while its site was in trouble, and waits again with the tries it had: that
 #: failure was counted for the site, and its next ones are the page's (crawl/politeness.py).
 PUT_BACK: Final = "sitemap_put_back"
+#: A held request's own scheduler priority, before its wait's end put it ahead of every page
+#: (modes/held.py): a retry put back in a pause goes back to it, in its turn.
+OWN_PRIORITY: Final = "sitemap_own_priority"
 #: When the request reached the downloader (monotonic): politeness.py's send time of a failed request.
 REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"
 #: Queue this request past the duplicate filter, once: the crawl queued its URL before (a page the

@@ -420,3 +420,36 @@ def test_a_retried_page_s_redirect_target_is_filtered_and_kept_in_scope(tmp_path
         assert elsewhere.targets() == [], elsewhere.targets()
     got = {e["loc"][len(server.origin) :] for e in read_sitemap_set(result.output_dir, server.origin + "/")}
     assert got == {"/", "/c/d", "/dest"}
+
+
+def test_a_page_put_back_in_a_pause_goes_in_its_own_turn() -> None:
+    """A held request whose wait is over goes ahead of every page (DUE_PRIORITY); one put back while
+    its site was paused (meta PUT_BACK) goes in its own turn, a retry included, whose priority its
+    first release had raised: ahead of every page, the same failing pages took every turn of the
+    pause, and only a page not tried yet can end it."""
+    from types import SimpleNamespace
+
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+
+    from sitemap_spider import request_meta as meta
+    from sitemap_spider.modes.held import DUE_PRIORITY, HeldRequests
+
+    crawler = get_crawler()
+    queued: list[Request] = []
+    crawler.engine = SimpleNamespace(spider=object(), crawl=queued.append)  # type: ignore[assignment]
+    held = HeldRequests(crawler, last_pass_delay=30.0)
+    retry = Request("https://example.com/p", priority=-3, meta={"retry_times": 1})
+    held._crawl(retry)
+    assert queued[-1].priority == DUE_PRIORITY
+    second = retry.replace(priority=retry.priority - 1)  # its next retry (RETRY_PRIORITY_ADJUST)
+    second.meta["retry_times"] = 2
+    held._crawl(second)
+    assert queued[-1].priority == DUE_PRIORITY
+    put_back = second.replace(dont_filter=True)  # what retries.py holds when it fails in a pause
+    put_back.meta[meta.PUT_BACK] = True
+    held._crawl(put_back)
+    assert queued[-1].priority == -3
+    first_try = Request("https://example.com/q", priority=-2, meta={meta.PUT_BACK: True})
+    held._crawl(first_try)
+    assert queued[-1].priority == -2

@@ -189,6 +189,19 @@ def test_generated_site_two_processes_fetch_each_page_once(generated: RunningSit
     assert not problems, problems
 
 
+def test_the_helper_logs_at_the_crawl_s_own_level(generated: RunningSite, tmp_path: Path) -> None:
+    """Without a log level asked for, the crawl logs at INFO (commands/crawl.py sets it at Scrapy's
+    default priority): the second process too, not Scrapy's two DEBUG lines a page."""
+    args = crawl_command(generated.start_url, tmp_path, settings=TWO)
+    at = args.index("LOG_LEVEL=INFO")
+    del args[at - 1 : at + 1]
+    result = subprocess.run(args, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    helper = [line for line in result.stderr.splitlines() if "[worker 2]" in line]
+    assert helper, result.stderr[-3000:]
+    assert not [line for line in helper if " DEBUG: " in line], helper[:5]
+
+
 def test_links_met_before_the_helper_started_are_all_fetched(generated: RunningSite, tmp_path: Path) -> None:
     """A page's links are all met at once but requested one by one as Scrapy takes the callback's
     output: with CONCURRENT_ITEMS=1 that spans many turns of the loop, and the helper may start

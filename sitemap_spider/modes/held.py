@@ -265,7 +265,10 @@ class HeldRequests:
         # the site was in trouble: it goes in its turn, so that the pause's next request is a page
         # not tried yet, whose good answer ends it. Put back first, the same failing pages took
         # every turn of the pause, and it lasted 40 s (a resumed JOBDIR recrawl, 5% of pages 503).
-        if not request.meta.get(meta.PUT_BACK):
-            request.priority = max(request.priority, DUE_PRIORITY)
+        if request.meta.get(meta.PUT_BACK):
+            request.priority = request.meta.pop(meta.OWN_PRIORITY, request.priority)
+        elif request.priority < DUE_PRIORITY:
+            request.meta.setdefault(meta.OWN_PRIORITY, request.priority)  # its retries keep the first
+            request.priority = DUE_PRIORITY
         # engine.crawl schedules the engine's next look at its queue.
         engine.crawl(request)

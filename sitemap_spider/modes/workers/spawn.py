@@ -79,10 +79,12 @@ def spawn_helper(crawler: Crawler, spider_kwargs: dict[str, Any]) -> tuple[BaseP
     """Start the helper process: it and this process's end of their socket pair, or None if it failed."""
     settings = crawler.settings
     # What differs from Scrapy's defaults, which the helper's own Settings() starts from: the
-    # defaults' deprecated names, handed over, were warned about as if the user had set them.
+    # defaults' deprecated names, handed over, were warned about as if the user had set them. By
+    # value too: the crawl command sets LOG_LEVEL=INFO at the default priority (commands/crawl.py).
+    defaults = Settings()
     values = {
         name: value for name, value in _plain(settings).items()
-        if (settings.getpriority(name) or 0) > SETTINGS_PRIORITIES["default"]
+        if (settings.getpriority(name) or 0) > SETTINGS_PRIORITIES["default"] or value != _default(defaults, name)
     }
     values.update(
         # Two processes share the site's concurrency cap and AutoThrottle's target.
@@ -127,6 +129,13 @@ def share_concurrency(crawler: Crawler) -> None:
     throttle = crawler.get_extension(AutoThrottle)
     if throttle is not None:
         throttle.target_concurrency = max(1.0, throttle.target_concurrency / 2)
+
+
+def _default(defaults: Settings, name: str) -> Any:
+    # Read from its attribute: Settings.get of a deprecated name warns.
+    attribute = defaults.attributes.get(name)
+    value = None if attribute is None else attribute.value
+    return _plain(value) if isinstance(value, BaseSettings) else value
 
 
 def _plain(settings: BaseSettings) -> dict[Any, Any]:
