@@ -15,7 +15,6 @@ process, JOBDIR, two processes, Redis):
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,11 +22,12 @@ from typing import Any
 
 import pytest
 
-from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
+from tests.crawl_fixtures import CrawlResult, crawl_command, run_crawl
 from tests.fault_server import FaultPlan, FaultServer
 from tests.generated_site import build_generated_site
 from tests.site_spec import SiteSpec
 from tests.sitemap_check import read_sitemap_set
+from tests.test_shared import run_workers
 
 pytestmark = pytest.mark.slow
 
@@ -168,15 +168,9 @@ def test_several_redis_workers_note_the_pace_and_the_one_that_starts_reads_it(
     settings = {"AUTOTHROTTLE_START_DELAY": "3", "SITEMAP_REDIS_URL": redis_url, "SITEMAP_REDIS_IDLE_SECONDS": "0.5"}
     args = crawl_command(spec.start_url, tmp_path, settings=settings)
     for run in range(2):
-        logs = []
-        processes = []
-        for n in range(3):
-            log = tmp_path / f"run{run}-worker{n}.log"
-            with log.open("w", encoding="utf-8") as out:
-                processes.append((subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out), log))
-        for process, log in processes:
-            assert process.wait(timeout=300) == 0, log.read_text(encoding="utf-8")[-3000:]
-            logs.append(log.read_text(encoding="utf-8"))
+        results = [worker.finish(timeout=300) for worker in run_workers(args, tmp_path / f"run{run}", 3)]
+        logs = [log for _, log in results]
+        assert [code for code, _ in results] == [0, 0, 0], [log[-3000:] for log in logs]
         assert sum("Sitemap published:" in log for log in logs) == 1
         read_sitemap_set(tmp_path / "sitemaps", spec.origin + "/")
         with sqlite3.connect(tmp_path / "history.sqlite") as db:

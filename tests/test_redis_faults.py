@@ -32,7 +32,7 @@ from tests.site_server import HTML, SiteServer, html_page, links
 from tests.site_spec import Route, SiteRequest, SiteSpec
 from tests.test_config import config
 from tests.test_resumable import publish_earlier_set, wait_for_fetches
-from tests.test_shared import SHARED, Worker
+from tests.test_shared import SHARED, Worker, run_workers
 from tests.test_sigterm import output_listing
 
 pytestmark = pytest.mark.slow
@@ -49,15 +49,7 @@ def site() -> Iterator[RunningSite]:
 def start(site: RunningSite, directory: Path, server: RedisServer, wait: float = 30.0, **more: str) -> list[Worker]:
     """Two workers of one shared crawl; they wait ``wait`` s for an unreachable Redis."""
     settings = {"SITEMAP_REDIS_URL": server.url, "SITEMAP_REDIS_WAIT_SECONDS": str(wait), **SHARED, **more}
-    args = crawl_command(site.start_url, directory, settings=settings)
-    directory.mkdir(parents=True, exist_ok=True)
-    workers = []
-    for n in range(2):
-        log = directory / f"worker-{n}.log"
-        with log.open("w", encoding="utf-8") as out:
-            process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out, text=True)
-        workers.append(Worker(process, log))
-    return workers
+    return run_workers(crawl_command(site.start_url, directory, settings=settings), directory, 2)
 
 
 def peak_mb(logs: list[str]) -> list[int]:

@@ -63,17 +63,22 @@ class Worker:
         return code, self.log.read_text(encoding="utf-8")
 
 
-def start_workers(site: RunningSite, tmp_path: Path, redis_url: str, count: int) -> list[Worker]:
-    """``count`` workers running the very same command; each logs to its own file."""
-    args = crawl_command(site.start_url, tmp_path, settings={"SITEMAP_REDIS_URL": redis_url, **SHARED})
-    tmp_path.mkdir(parents=True, exist_ok=True)
+def run_workers(args: list[str], directory: Path, count: int) -> list[Worker]:
+    """``count`` workers running the very same command; each logs to its own file in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
     workers = []
     for n in range(count):
-        log = tmp_path / f"worker-{n}.log"
+        log = directory / f"worker-{n}.log"
         with log.open("w", encoding="utf-8") as out:
             process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out, text=True)
         workers.append(Worker(process, log))
     return workers
+
+
+def start_workers(site: RunningSite, tmp_path: Path, redis_url: str, count: int) -> list[Worker]:
+    """``count`` workers of one shared crawl of ``site``."""
+    args = crawl_command(site.start_url, tmp_path, settings={"SITEMAP_REDIS_URL": redis_url, **SHARED})
+    return run_workers(args, tmp_path, count)
 
 
 def dequeued(log: str) -> int:
