@@ -3,7 +3,7 @@
 Scrapy writes a request as ``request.to_dict(spider=spider)``, which names its callback and
 errback by listing every member of the spider (``inspect.getmembers``), once for each, for
 every request written. In a recrawl of 20,000 pages where half the queue spilled to disk,
-that search was 3% of the crawl's CPU (py-spy, BENCHMARKS.md section 8); a JOBDIR or Redis
+that search was 3% of the crawl's CPU (py-spy; instructions: BENCHMARKS.md section 11); a JOBDIR or Redis
 crawl writes every request. A bound method of the spider is named here by its own
 ``__name__``, once that name is checked to give the same function back: the dict is the one
 Scrapy writes (a method under two names may be written under the other one, which reads back

@@ -51,14 +51,13 @@ from sitemap_spider.modes.shared.history import SharedHistory
 from sitemap_spider.modes.shared.scheduler import SharedScheduler
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
     from sitemap_spider.config import CrawlTarget, SitemapConfig
-    from collections.abc import Mapping
-
     from sitemap_spider.modes.base import Progress
 
 logger = logging.getLogger(__name__)
