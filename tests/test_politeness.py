@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.crawl.politeness import FIRST_BACKOFF, next_backoff
+from sitemap_spider.crawl.site_health import FIRST_BACKOFF, next_backoff
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_server import HTML, SiteServer, html_page, links
 from tests.site_spec import Responder, Route, SiteRequest
@@ -493,6 +493,32 @@ def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_
     assert result.stats.get("sitemap/backoff/503") == 1
     assert "slowing down to one request every 2 s" in result.stderr
     assert "back to its normal pace" in result.stderr
+
+
+def test_a_shorter_pause_takes_effect_at_once(tmp_path: Path) -> None:
+    """Three pages ask to wait 4 s in a row: the site pauses 4 s. The next answer asks for 1 s: the
+    request after it goes 1 s later, not when the wait scheduled at the 4-second pace ends. In the
+    fault benchmark, an outage's doubled pause (8 s) held the crawl back 8 s more although the
+    next answer had asked for 1 s."""
+    served = itertools.count()
+
+    def shared(request: SiteRequest) -> Route:
+        n = next(served)
+        if n < 4:  # the first three for 4 s, the fourth for 1 s
+            return Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "4" if n < 3 else "1")), body=b"busy")
+        return page(request.target)
+
+    pages = [f"/p{i}" for i in range(1, 7)]
+    routes = {"/robots.txt": robots("User-agent: *\nDisallow: /private/\n"), "/": page("Home", *pages)}
+    with TimedServer(routes) as server:
+        server.dynamic.append((re.compile(r"/p\d"), shared))
+        settings = {"DOWNLOAD_DELAY": "0.5", "DOWNLOAD_DELAY_JITTER": "0", "CONCURRENT_REQUESTS_PER_DOMAIN": "1"}
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+        assert listed_paths(result, server) == {"/", *pages}
+        times = [t for t in server.arrivals() if t >= server.arrivals("/")[0]]
+    third, fourth, fifth = times[3], times[4], times[5]  # the home page, then three pages asked to wait
+    assert fourth - third >= 3.9, gaps(times)
+    assert 0.9 <= fifth - fourth < 2.0, gaps(times)
 
 
 @pytest.mark.parametrize("autothrottle", ["True", "False"])

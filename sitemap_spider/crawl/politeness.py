@@ -42,7 +42,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.dates import parse_http_date, retry_after_seconds
-from sitemap_spider.crawl.site_health import SiteHealth, is_retry
+from sitemap_spider.crawl.site_health import FIRST_BACKOFF, SiteHealth, is_retry, next_backoff
 
 if TYPE_CHECKING:
     from typing import Self
@@ -67,23 +67,6 @@ SITE_DOWN = object()
 SITE_ANSWERS = object()
 #: Signal (sent by a crawl mode): another process of the crawl saw the site answer again; argument key.
 SITE_ANSWERS_ELSEWHERE = object()
-#: Seconds between requests after the site's first trouble when SITEMAP_RETRY_DELAY is 0; it doubles while it goes on.
-FIRST_BACKOFF = 1.0
-
-
-def next_backoff(
-    current: float, slot_delay: float, retry_after: float | None, cap: float, first: float = FIRST_BACKOFF
-) -> float:
-    """The pause between requests to a site after it answered 429 or 503.
-
-    With ``Retry-After`` the server's figure; without it, twice the pace the
-    site just refused (at least ``first``, ``SITEMAP_RETRY_DELAY``). Never above ``cap``.
-    """
-    if retry_after is not None:
-        return min(retry_after, cap)
-    return min(max(first, 2 * max(current, slot_delay)), cap)
-
-
 @dataclass
 class _BackOff:
     """A slot slowed down, and what to give back when the site recovers."""
@@ -203,16 +186,9 @@ class Politeness:
         """
         self.down = True
         self.backoffs.clear()
-        engine = self.crawler.engine
-        if engine is None:
-            return
-        for slot in engine.downloader.slots.values():
+        for slot in self.crawler.engine.downloader.slots.values():
             slot.delay = 0.0
-            if slot.latercall is not None:
-                slot.latercall.cancel()
-                slot.latercall = None
-            # No public call for it: what the downloader runs when a download ends.
-            engine.downloader._process_queue(slot)
+            self._wake(slot)
 
     def _fault(
         self, key: str, slot: Slot, request: Request, url: str, cause: str,
@@ -292,8 +268,11 @@ class Politeness:
             logger.debug("%s %s: one request every %g s on %s", url, _what(cause), seconds, key)
             state.seconds, state.since, state.cause, state.excused = seconds, now, cause, False
         slot.delay = max(seconds, state.normal_delay)
-        # The pause counts from now, not from when the refused request was sent.
+        # The pause counts from now, not from when the refused request was sent; a wait scheduled
+        # at the old pace is counted again (a shorter Retry-After takes effect at once).
         slot.lastseen = now
+        if slot.latercall is not None:
+            self._wake(slot)
 
     def _recover(self, key: str, slot: Slot, sent: float) -> None:
         # Noted from the first answer on: whether the site has answered tells a restart from a dead port.
@@ -316,8 +295,13 @@ class Politeness:
         slot = engine.downloader.slots.get(key)
         if slot is not None:
             self._resume(slot, state)
-            # No public call for it: what the downloader runs when a download ends.
-            engine.downloader._process_queue(slot)
+            self._wake(slot)
+
+    def _wake(self, slot: Slot) -> None:
+        """Call off the slot's scheduled wait; the downloader counts it again at the slot's pace."""
+        _call_off(slot)
+        # No public call for it: what the downloader runs when a download ends.
+        self.crawler.engine.downloader._process_queue(slot)
 
     def _end_pause(self, key: str, sent: float) -> _BackOff | None:
         """Take away the pause of ``key`` that a good answer to a request ``sent`` then ends, if any."""
@@ -331,9 +315,13 @@ class Politeness:
     def _resume(slot: Slot, state: _BackOff) -> None:
         """The slot's pace before the pause; a wait scheduled at the slower pace is called off."""
         slot.delay, slot.jitter = state.normal_delay, state.normal_jitter
-        if slot.latercall is not None:
-            slot.latercall.cancel()
-            slot.latercall = None
+        _call_off(slot)
+
+
+def _call_off(slot: Slot) -> None:
+    if slot.latercall is not None:
+        slot.latercall.cancel()
+        slot.latercall = None
 
 
 def response_retry_after(response: Response) -> float | None:

@@ -16,6 +16,23 @@ from sitemap_spider import request_meta as meta
 if TYPE_CHECKING:
     from scrapy import Request
 
+#: Seconds between requests after the site's first trouble when SITEMAP_RETRY_DELAY is 0; it doubles while it goes on.
+FIRST_BACKOFF = 1.0
+
+
+def next_backoff(
+    current: float, slot_delay: float, retry_after: float | None, cap: float, first: float = FIRST_BACKOFF
+) -> float:
+    """The pause between requests to a site after it answered 429 or 503.
+
+    With ``Retry-After`` the server's figure; without it, twice the pace the
+    site just refused (at least ``first``, ``SITEMAP_RETRY_DELAY``). Never above ``cap``.
+    """
+    if retry_after is not None:
+        return min(retry_after, cap)
+    return min(max(first, 2 * max(current, slot_delay)), cap)
+
+
 #: The answer that says "you ask too often": the site slows down once it is not a lone one.
 RATE_LIMIT_STATUSES = frozenset({429})
 #: 429s among the last WINDOW answers that slow the site down: a rate limiter refuses request after
