@@ -495,6 +495,45 @@ def test_answers_that_each_ask_to_wait_slow_the_whole_site_then_it_recovers(tmp_
     assert "back to its normal pace" in result.stderr
 
 
+def test_a_pause_wakes_the_slot_at_its_own_pace_without_jitter() -> None:
+    """A wait the downloader scheduled at the site's pace before a slow-down is called off, and
+    the downloader counts the pause again at once: without Scrapy's jitter (0.5 by default,
+    which could start the next request after half the pause)."""
+    from types import SimpleNamespace
+
+    from scrapy import Request
+    from scrapy.core.downloader import Slot
+    from scrapy.statscollectors import MemoryStatsCollector
+    from scrapy.utils.test import get_crawler
+
+    from sitemap_spider import default_settings
+    from sitemap_spider.crawl.politeness import Politeness
+
+    ours = {name: value for name, value in vars(default_settings).items() if name.startswith("SITEMAP_")}
+    crawler = get_crawler(settings_dict=ours)
+    crawler.stats = MemoryStatsCollector(crawler)
+    politeness = Politeness.from_crawler(crawler)
+    slot = Slot(concurrency=8, delay=0.25, jitter=0.5)
+    counted: list[tuple[float, float]] = []
+    crawler.engine = SimpleNamespace(downloader=SimpleNamespace(
+        slots={"www.example.com": slot}, _process_queue=lambda s: counted.append((s.delay, s.jitter))
+    ))  # fmt: skip
+
+    class Wait:
+        cancelled = False
+
+        def cancel(self) -> None:
+            self.cancelled = True
+
+    wait = Wait()
+    slot.latercall = wait  # type: ignore[assignment]
+    for i, now in enumerate((100.0, 100.1)):  # a second 429 among the recent answers: the site's trouble
+        request = Request(f"https://www.example.com/l{i}")
+        politeness._fault("www.example.com", slot, request, request.url, "429", 8.0, b"8", now, now)
+    assert wait.cancelled and slot.latercall is None
+    assert counted == [(8.0, 0.0)]
+
+
 def test_a_shorter_pause_takes_effect_at_once(tmp_path: Path) -> None:
     """Three pages ask to wait 4 s in a row: the site pauses 4 s. The next answer asks for 1 s: the
     request after it goes 1 s later, not when the wait scheduled at the 4-second pace ends. In the

@@ -267,7 +267,8 @@ class Politeness:
             # Once per slow-down in the log: a site under maintenance answers 503 to every page.
             logger.debug("%s %s: one request every %g s on %s", url, _what(cause), seconds, key)
             state.seconds, state.since, state.cause, state.excused = seconds, now, cause, False
-        slot.delay = max(seconds, state.normal_delay)
+        # Without Scrapy's jitter, which would start some requests before the pause is over.
+        slot.delay, slot.jitter = max(seconds, state.normal_delay), 0.0
         # The pause counts from now, not from when the refused request was sent; a wait scheduled
         # at the old pace is counted again (a shorter Retry-After takes effect at once).
         slot.lastseen = now
