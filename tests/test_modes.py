@@ -134,3 +134,29 @@ def test_collecting_mode_publishes_nothing_and_writes_its_report(case_site: Runn
     assert sum(report["listed"]["sections"].values()) == report["urls"]
     assert report["counts"]["fetched"] > report["urls"]
     assert len(report["excluded_urls"]) == sum(report["excluded"].values()) > 0
+
+
+@pytest.mark.parametrize("mode", ["one", "jobdir", "two"])
+def test_a_crawl_that_publishes_nothing_writes_its_report_in_a_new_folder(tmp_path: Path, mode: str) -> None:
+    """The start page answers 404: nothing is published, and the report says why, in a folder
+    that did not exist. With JOBDIR (a mode that keeps the exclusions in its state, not in a
+    spool beside the report) the report was lost to a FileNotFoundError."""
+    from tests.crawl_fixtures import run_crawl
+    from tests.site_server import SiteServer
+    from tests.site_spec import Route
+
+    report = tmp_path / "reports" / "today" / "report.json"
+    settings = {"SITEMAP_REPORT": str(report), **MODE_SETTINGS[mode](tmp_path)}
+    with SiteServer({"/": Route(status=404, body=b"gone")}) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+    assert result.returncode != 0, result.describe()
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    written = json.loads(report.read_text(encoding="utf-8"))
+    assert written["urls"] == 0 and written["excluded"]["http_error"] == 1, written
+
+
+MODE_SETTINGS = {
+    "one": lambda _tmp: {"SITEMAP_WORKERS": "1"},
+    "jobdir": lambda tmp: {"JOBDIR": str(tmp / "job")},
+    "two": lambda _tmp: {"SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0"},
+}

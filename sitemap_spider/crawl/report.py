@@ -205,6 +205,8 @@ class CrawlReport:
         """
         if self._path is None:
             return
+        # A crawl that made neither a spool nor its output there (JOBDIR keeps its rows in its state).
+        self._path.parent.mkdir(parents=True, exist_ok=True)
         head = dict(summary)
         head["excluded"] = self.excluded_counts()
         head["counts"] = dict(sorted(self.counts().items()))
