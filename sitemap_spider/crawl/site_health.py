@@ -1,4 +1,4 @@
-"""Whether the site itself is in trouble, not one of its pages: its recent answers weighed.
+"""Whether the site itself is in trouble, not one of its pages (its recent answers weighed); its pause.
 
 politeness.py slows the whole site down only when these say so, as Google describes its
 crawler doing on 5xx and 429 answers; a failing page's own retries wait on their own
