@@ -51,9 +51,6 @@ INDEXNOW_NOT_SUBMITTED: Final = "sitemap/indexnow/not_submitted"
 CRAWL_DELAY: Final = "sitemap/crawl_delay"
 #: ``sitemap/backoff/<status>``: pauses after a 429 or 503.
 BACKOFF: Final = "sitemap/backoff/"
-#: ``sitemap/robots/unreachable/<cause>``: robots.txt answers (5xx, 429) or failures that left it
-#: unknown, each retried: nothing of its host is fetched meanwhile (RFC 9309).
-ROBOTS_UNREACHABLE: Final = "sitemap/robots/unreachable/"
 
 # --- retries (crawl/retries.py) -------------------------------------------------
 #: Retries of transient faults held back for a back-off (Scrapy's ``retry/*`` count every retry).

@@ -596,61 +596,6 @@ def test_429s_of_several_pages_back_the_site_off_exponentially(autothrottle: str
 
 
 # ---------------------------------------------------------------------------
-# robots.txt unreachable (RFC 9309 2.3.1.4)
-# ---------------------------------------------------------------------------
-
-ROBOTS_RULES = "User-agent: *\nDisallow: /private/\n"
-
-
-def test_a_robots_txt_answering_503_is_waited_for_not_taken_for_no_rules(tmp_path: Path) -> None:
-    """A crawl that starts while the site answers 503 (a deploy): Scrapy read the 503's body as
-    robots.txt, found no rule, and fetched and listed what robots.txt disallows. robots.txt is
-    retried on a back-off until it answers, and nothing else of the site goes out meanwhile."""
-    unavailable = Route(status=503, headers=(("Content-Type", HTML),), body=b"deploying")
-    routes = {"/": page("Home", "/a", "/private/secret"), "/a": page("A"), "/private/secret": page("Secret")}
-    robots_txt = in_turn(unavailable, unavailable, unavailable, robots(ROBOTS_RULES))
-    with TimedServer(routes, [("/robots.txt", robots_txt)]) as server:
-        settings = {"SITEMAP_RETRY_DELAY": "0.2"}
-        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
-        assert listed_paths(result, server) == {"/", "/a"}
-        order = server.target_order()
-    assert order[:4] == ["/robots.txt"] * 4, order  # one try at a time, nothing else before it answered
-    assert "/private/secret" not in order
-    assert result.stats.get("sitemap/robots/unreachable/503") == 3
-    assert "robots.txt: 503; nothing of" in result.stderr
-
-
-def test_a_robots_txt_that_never_answers_holds_the_site_until_the_crawl_is_stopped(tmp_path: Path) -> None:
-    """robots.txt answers 500 for good: RFC 9309 reads it as "disallow everything". Nothing of the
-    site is fetched; SIGTERM stops the crawl at once (not after the back-off under way), and
-    nothing is published."""
-    import signal
-    import subprocess
-
-    from tests.crawl_fixtures import REPO_ROOT, crawl_command
-
-    broken = Route(status=500, headers=(("Content-Type", HTML),), body=b"oops")
-    routes = {"/": page("Home", "/a"), "/a": page("A")}
-    with TimedServer(routes, [("/robots.txt", lambda _request: broken)]) as server:
-        args = crawl_command(server.origin + "/", tmp_path, settings={"SITEMAP_RETRY_DELAY": "5"})
-        process = subprocess.Popen(
-            args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        deadline = time.monotonic() + 60
-        while len(server.arrivals("/robots.txt")) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)  # the second try: the crawl is in its back-off now (5 s, then 10 s)
-        stopped = time.monotonic()
-        process.send_signal(signal.SIGTERM)
-        _out, err = process.communicate(timeout=60)
-        took = time.monotonic() - stopped
-        order = server.target_order()
-    assert set(order) == {"/robots.txt"}, order
-    assert process.returncode != 0, err[-3000:]
-    assert not (tmp_path / "sitemaps").exists(), err[-3000:]
-    assert took < 5, (took, err[-3000:])
-
-
-# ---------------------------------------------------------------------------
 # Settings
 # ---------------------------------------------------------------------------
 

@@ -7,9 +7,6 @@ Spiders without a crawl mode get the library behaviour unchanged.
 
 from __future__ import annotations
 
-import itertools
-import logging
-from time import monotonic
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urljoin, urlsplit
 
@@ -18,25 +15,15 @@ from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddlewa
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 from scrapy.http.request import NO_CALLBACK
-from scrapy.utils.asyncio import sleep
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
-from scrapy.utils.misc import build_from_crawler
 from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from sitemap_spider import request_meta as meta
-from sitemap_spider import stats as keys
-from sitemap_spider.crawl.politeness import (
-    SITE_ANSWERS,
-    SITE_ANSWERS_ELSEWHERE,
-    SITE_DOWN,
-    response_retry_after,
-)
-from sitemap_spider.crawl.retries import fault_cause, retry_delay
 from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
@@ -45,8 +32,6 @@ if TYPE_CHECKING:
 
     from sitemap_spider.crawl.mode import Mode
     from sitemap_spider.crawl.report import CrawlReport
-
-logger = logging.getLogger(__name__)
 
 #: The statuses RedirectMiddleware follows.
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -210,25 +195,8 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
     resumed crawl, several start URLs, shared workers) hit it.
     """
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        middleware = super().from_crawler(crawler)
-        middleware.stopped = False
-        middleware.answered = 0.0  # when a paused site last answered again (here or in the other process)
-        crawler.signals.connect(middleware._site_down, signal=SITE_DOWN)
-        crawler.signals.connect(middleware._site_answers, signal=SITE_ANSWERS)
-        crawler.signals.connect(middleware._site_answers, signal=SITE_ANSWERS_ELSEWHERE)
-        return middleware
-
-    def _site_down(self) -> None:
-        self.stopped = True
-
-    def _site_answers(self) -> None:
-        self.answered = monotonic()
-
     async def robot_parser(self, request: Request) -> RobotParser | None:
-        netloc = urlparse_cached(request).netloc
-        pending = self._parsers.get(netloc)
+        pending = self._parsers.get(urlparse_cached(request).netloc)
         if isinstance(pending, Deferred):
             waiter: Deferred[RobotParser | None] = Deferred()
 
@@ -238,79 +206,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
 
             pending.addCallback(relay)
             return await maybe_deferred_to_future(waiter)
-        if netloc not in self._parsers and getattr(self.crawler.spider, "crawl_mode", None) is not None:
-            self._parsers[netloc] = Deferred()
-            await self._fetch_robots(request, netloc)
         return await super().robot_parser(request)
-
-    async def _fetch_robots(self, request: Request, netloc: str) -> None:
-        """Fetch robots.txt until it answers; meanwhile nothing else of ``netloc`` is requested.
-
-        Scrapy reads any answer as robots.txt, so a crawl that started during an outage (or
-        whose second process did) took a 503 for "no robots.txt" and fetched and listed what
-        robots.txt disallows. RFC 9309 (2.3.1.4) reads a 5xx or an unreachable server as
-        "disallow everything" until robots.txt answers: it is retried on a page's back-off
-        (its ``Retry-After`` honoured) until it answers or the crawl stops (SITEMAP_RETRY_BUDGET
-        of nothing but faults: the site is down). A 4xx means no rules, as in Scrapy. A host
-        that gave no answer at all to a page's tries (a wrong port, a host that is down) is not
-        waited out: no rules, as in Scrapy, and its pages' own tries end the crawl.
-        """
-        settings = self.crawler.settings
-        first, cap = settings.getfloat("SITEMAP_RETRY_DELAY"), settings.getfloat("SITEMAP_MAX_BACKOFF")
-        url = f"{urlparse_cached(request).scheme}://{netloc}/robots.txt"
-        heard = False  # an HTTP answer came, a 5xx included: a server is there
-        for tries in itertools.count(1):
-            # Retried here, on a back-off, not at once by the retry middleware.
-            robots = Request(
-                url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True,
-                meta={"dont_obey_robotstxt": True, "dont_retry": True},
-            )  # fmt: skip
-            self._stats.inc_value("robotstxt/request_count")
-            try:
-                response = await self.crawler.engine.download_async(robots)
-            except (IgnoreRequest, CannotResolveHostError) as exc:
-                if isinstance(exc, CannotResolveHostError):
-                    logger.warning("%s: %s", url, exc)
-                self._robots_error(exc, netloc)  # as Scrapy: no rules
-                return
-            except Exception as exc:  # refused, reset, timed out: unreachable
-                if not heard and tries > settings.getint("SITEMAP_RETRY_TIMES"):
-                    logger.warning("%s: %s after %d tries: nothing answers", url, fault_cause(exc), tries)
-                    self._robots_error(exc, netloc)
-                    return
-                cause, retry_after = fault_cause(exc), None
-            else:
-                if response.status != 429 and response.status < 500:
-                    await self._parse_robots(response, netloc, request)
-                    return
-                heard = True
-                cause, retry_after = str(response.status), response_retry_after(response)
-            wait = retry_delay(tries, first or 1.0, cap or first or 1.0, retry_after, 1.0)
-            self._stats.inc_value(f"{keys.ROBOTS_UNREACHABLE}{cause}")
-            logger.log(
-                logging.WARNING if tries == 1 else logging.DEBUG,
-                "%s: %s; nothing of %s is fetched until it answers (RFC 9309), tried again in %.1f s",
-                url, cause, netloc, wait,
-            )  # fmt: skip
-            if not await self._wait(wait):
-                break
-        # The crawl stops: what waits for this robots.txt is not fetched.
-        parser = build_from_crawler(self._parserimpl, self.crawler, b"User-agent: *\nDisallow: /\n")
-        pending = self._parsers[netloc]
-        assert isinstance(pending, Deferred)
-        self._parsers[netloc] = parser
-        pending.callback(parser)
-
-    async def _wait(self, seconds: float) -> bool:
-        """Sleep ``seconds`` in short steps or until the site answers again; False once the crawl stops."""
-        began = monotonic()
-        end = began + seconds
-        while monotonic() < end and self.answered < began and self._going():
-            await sleep(min(0.25, end - monotonic()))
-        return self._going()
-
-    def _going(self) -> bool:
-        return not self.stopped and self.crawler.engine.running
 
     def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
         try:
