@@ -249,7 +249,9 @@ class Politeness:
         current = state.seconds if state else 0.0
         if state is not None and sent < state.since:
             # Sent before the site was last slowed down: the same overload, do not escalate.
-            seconds = current if retry_after is None else max(current, min(retry_after, self.config.max_backoff))
+            seconds = (
+                current if retry_after is None else max(current, min(retry_after, self.config.max_backoff))
+            )
         else:
             seconds = next_backoff(current, slot.delay, retry_after, self.config.max_backoff, self._first)
         capped = retry_after is not None and retry_after > self.config.max_backoff
