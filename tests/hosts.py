@@ -11,6 +11,7 @@ is a host lost from the network, or powered off. Needs root, ``ip`` (iproute2) a
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -24,6 +25,8 @@ from tests.redis_fixtures import RedisServer
 
 #: Where a host's working folder is mounted, inside its mount namespace.
 HOST_DIR = "/mnt"
+#: Numbers the hosts this process builds, for their namespace and link names.
+_SERIALS = itertools.count(1)
 
 
 def _ip(*args: str) -> None:
@@ -134,6 +137,10 @@ class HostNetwork:
             break
         else:
             raise RuntimeError("no free bridge name")
+        # A bridge takes the lowest MAC of its ports unless given one: powering a host off would
+        # then change the address Redis and the site answer at, and the other hosts, whose ARP
+        # entries still hold the old one, would lose both for up to a minute.
+        _ip("link", "set", self.bridge, "address", f"02:77:00:00:{self.octet:02x}:01")
         _ip("addr", "add", f"{self.address(1)}/24", "dev", self.bridge)
         for last in (2, 3):  # Redis's and the site's addresses
             _ip("addr", "add", f"{self.address(last)}/32", "dev", self.bridge)
@@ -142,17 +149,19 @@ class HostNetwork:
 
     def host(self) -> Host:
         n = len(self.hosts) + 1
-        name, link = f"smh{self.octet}-{n}", f"smv{self.octet}-{n}"
+        # Names of this process's own: a namespace removed by an earlier test may still be
+        # in the kernel's hands for a while, with its veth pair.
+        serial = next(_SERIALS)
+        name, link = f"smh{self.octet}-{serial}", f"smv{self.octet}-{serial}"
+        host = Host(name, self.address(10 + n), self.folder / f"host-{n}", link)
+        self.hosts.append(host)  # removed at exit even if building it fails halfway
         _ip("netns", "add", name)
         _ip("link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", name)
         _ip("link", "set", link, "master", self.bridge)
         _ip("link", "set", link, "up")
-        address = self.address(10 + n)
-        _ip("-n", name, "addr", "add", f"{address}/24", "dev", "eth0")
+        _ip("-n", name, "addr", "add", f"{host.address}/24", "dev", "eth0")
         _ip("-n", name, "link", "set", "eth0", "up")
         _ip("-n", name, "link", "set", "lo", "up")
-        host = Host(name, address, self.folder / f"host-{n}", link)
-        self.hosts.append(host)
         return host
 
     def start_redis(self, appendonly: bool = False) -> str:
@@ -165,6 +174,7 @@ class HostNetwork:
     def __exit__(self, *exc: object) -> None:
         for host in self.hosts:
             host.kill_processes()
+            subprocess.run(["ip", "link", "del", host.link], capture_output=True)  # and its peer, at once
             subprocess.run(["ip", "netns", "del", host.name], capture_output=True)
         if self.redis is not None:
             self.redis.kill()

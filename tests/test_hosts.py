@@ -9,6 +9,8 @@ published (they have no history file at all).
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,6 +101,27 @@ def test_a_host_powered_off_mid_crawl_loses_nothing(network: tuple[HostNetwork, 
     assert processes[2].poll() is None, logs[2].read_text()[-3000:]
     hosts[2].power_off()  # its leases expire; the other hosts fetch what it held
     _assert_exact(site, hosts[:2], logs[:2], processes[:2])
+
+
+def test_a_host_powered_off_leaves_the_others_their_way_to_the_network(tmp_path: Path) -> None:
+    """The fixture's own network: the other hosts still reach the bridge's addresses at once (a
+    bridge that took the lowest port MAC changed it when that port went, and the hosts' ARP entries
+    kept the old one for up to a minute: Redis did not answer them for 30 s)."""
+    with HostNetwork(tmp_path / "hosts") as net, SiteServer(host=net.site_address) as server:
+        hosts = [net.host() for _ in range(3)]
+        subprocess.run(["ip", "link", "set", hosts[2].link, "address", "02:00:00:00:00:01"], check=True)  # the lowest
+        assert _connects(hosts[0], server)  # host 1 learns the site's MAC
+        hosts[2].power_off()
+        deadline = time.monotonic() + 10
+        while subprocess.run(["ip", "link", "show", hosts[2].link], capture_output=True).returncode == 0:
+            assert time.monotonic() < deadline, "the powered-off host's link stayed"
+            time.sleep(0.05)
+        assert _connects(hosts[0], server)
+
+
+def _connects(host: Host, server: SiteServer) -> bool:
+    probe = f"import socket; socket.create_connection(({server.host!r}, {server.port}), timeout=3).close()"
+    return subprocess.run(["ip", "netns", "exec", host.name, sys.executable, "-c", probe], capture_output=True).returncode == 0
 
 
 def _start_three(
