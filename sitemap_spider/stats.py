@@ -51,6 +51,13 @@ INDEXNOW_NOT_SUBMITTED: Final = "sitemap/indexnow/not_submitted"
 CRAWL_DELAY: Final = "sitemap/crawl_delay"
 #: ``sitemap/backoff/<status>``: pauses after a 429 or 503.
 BACKOFF: Final = "sitemap/backoff/"
+#: ``sitemap/robots/unavailable/<cause>``: robots.txt tries that failed (5xx, 429, a refused or
+#: broken answer); nothing of its host is fetched meanwhile (crawl/robots.py).
+ROBOTS_UNAVAILABLE: Final = "sitemap/robots/unavailable/"
+#: robots.txt failed every try: the last crawl's copy applied ...
+ROBOTS_FROM_HISTORY: Final = "sitemap/robots/from_history"
+#: ... or, with no copy, no rules (as Scrapy reads it).
+ROBOTS_NONE: Final = "sitemap/robots/none"
 
 # --- retries (crawl/retries.py) -------------------------------------------------
 #: Retries of transient faults held back for a back-off (Scrapy's ``retry/*`` count every retry).

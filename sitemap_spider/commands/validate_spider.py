@@ -25,7 +25,7 @@ from twisted.python.failure import Failure
 
 from sitemap_spider import default_settings, request_meta
 from sitemap_spider.checking.session import Session, Target
-from sitemap_spider.crawl.middlewares import RecordingRobotsTxtMiddleware
+from sitemap_spider.crawl.robots import RecordingRobotsTxtMiddleware
 from sitemap_spider.sitemaps import MAX_BYTES_PER_SITEMAP, origin_of
 
 #: Foreign hosts whose robots.txt is read for the cross-submission rule.

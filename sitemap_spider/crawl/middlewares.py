@@ -14,13 +14,9 @@ from scrapy import Request, Spider
 from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 from scrapy.http.request import NO_CALLBACK
-from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
-from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
 from sitemap_spider import request_meta as meta
@@ -28,7 +24,6 @@ from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
-    from scrapy.robotstxt import RobotParser
 
     from sitemap_spider.crawl.mode import Mode
     from sitemap_spider.crawl.report import CrawlReport
@@ -37,7 +32,7 @@ if TYPE_CHECKING:
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 
-def _report(crawler: Any, request: Request) -> CrawlReport | None:
+def page_report(crawler: Any, request: Request) -> CrawlReport | None:
     # Resources (scripts read to decide on rendering) and robots.txt are not pages: nothing to record.
     if request.meta.get(meta.RESOURCE) or request.callback is NO_CALLBACK:
         return None
@@ -71,7 +66,7 @@ class SiteScopeMiddleware(OffsiteMiddleware):
         super().process_request(request)
         reason = request.meta.get(meta.SKIP)
         if reason:
-            report = _report(self.crawler, request)
+            report = page_report(self.crawler, request)
             if report is not None:
                 report.exclude(request.url, reason)
             raise IgnoreRequest(f"Not fetched: {reason}")
@@ -93,7 +88,7 @@ class _RecordRedirects:
             # Not modified: no Location, no body to hold a meta refresh. Most of a recrawl's answers;
             # Scrapy's MetaRefreshMiddleware read each empty body as HTML (3% of a recrawl's CPU).
             return response
-        report = _report(self.crawler, request)
+        report = page_report(self.crawler, request)
         unsafe = _unsafe_location(request, response)
         if unsafe is not None:
             # Scrapy passes such a response on as a 3xx (file:, ftp:) or fails on it (javascript:).
@@ -178,41 +173,7 @@ class RecordingHttpCompressionMiddleware(HttpCompressionMiddleware):
         try:
             return super().process_response(request, response)
         except IgnoreRequest as error:
-            report = _report(self.crawler, request)
+            report = page_report(self.crawler, request)
             if report is not None:
                 report.exclude(request.url, "too_large", str(error))
-            raise
-
-
-class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
-    """RobotsTxtMiddleware that records each URL robots.txt forbids.
-
-    It also mends a Scrapy 2.19 bug: requests that wait for a robots.txt being
-    fetched all await the one shared Deferred, and Twisted's ``asFuture`` passes
-    ``None`` down its chain after the first waiter, so every other waiting
-    request was let through unchecked (scrapy/scrapy PR #6802 removed the
-    per-waiter Deferred). A crawl that starts with several requests at once (a
-    resumed crawl, several start URLs, shared workers) hit it.
-    """
-
-    async def robot_parser(self, request: Request) -> RobotParser | None:
-        pending = self._parsers.get(urlparse_cached(request).netloc)
-        if isinstance(pending, Deferred):
-            waiter: Deferred[RobotParser | None] = Deferred()
-
-            def relay(result: RobotParser | None) -> RobotParser | None:
-                waiter.callback(result)
-                return result  # the next waiter gets the parser too
-
-            pending.addCallback(relay)
-            return await maybe_deferred_to_future(waiter)
-        return await super().robot_parser(request)
-
-    def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
-        try:
-            super().process_request_2(rp, request)
-        except IgnoreRequest:
-            report = _report(self.crawler, request)
-            if report is not None:
-                report.exclude(request.url, "robots")
             raise

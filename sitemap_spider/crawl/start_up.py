@@ -19,7 +19,7 @@ from scrapy.extensions.throttle import AutoThrottle
 
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
-from sitemap_spider.crawl import middlewares, retries, throttle
+from sitemap_spider.crawl import middlewares, retries, robots, throttle
 from sitemap_spider.crawl.mode import mode_chooser
 from sitemap_spider.history.location import HistoryLocation, old_default_file
 from sitemap_spider.history.moving import move_old_history
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # Library middleware -> the subclass that also records why a URL is not listed.
 _REPLACED_MIDDLEWARES = {
     OffsiteMiddleware: middlewares.SiteScopeMiddleware,
-    RobotsTxtMiddleware: middlewares.RecordingRobotsTxtMiddleware,
+    RobotsTxtMiddleware: robots.RecordingRobotsTxtMiddleware,
     RedirectMiddleware: middlewares.RecordingRedirectMiddleware,
     MetaRefreshMiddleware: middlewares.RecordingMetaRefreshMiddleware,
     HttpCompressionMiddleware: middlewares.RecordingHttpCompressionMiddleware,

@@ -1,0 +1,216 @@
+"""robots.txt: each URL it forbids recorded, and a robots.txt that fails asked again, not read as "no rules".
+
+Scrapy reads whatever answers to robots.txt as robots.txt. The error page of a 503 has no rule,
+so a crawl that started during a deploy's outage (or whose second process did) fetched and
+listed what robots.txt forbids. RFC 9309 (2.3.1.4) reads a robots.txt that answers 5xx, or that
+cannot be reached, as "disallow everything" until it answers. Here, in a crawl (a spider with a
+crawl mode), such a robots.txt (5xx, 429, a refused, reset or truncated answer) is asked again
+on a page's back-off: ``SITEMAP_RETRY_DELAY`` doubled at each try, or its ``Retry-After`` (never
+less than ``SITEMAP_RETRY_DELAY``), never more than ``SITEMAP_MAX_BACKOFF``, at most
+``SITEMAP_RETRY_TIMES`` times more (15.5 s in all by default). Meanwhile nothing else of its host
+is fetched: the site's requests wait for it, as they wait for any robots.txt being fetched.
+
+If it still fails, the robots.txt the last published crawl read (kept with the crawl history)
+applies, as search engines keep using their last copy; without one, no rules, as in Scrapy,
+with a warning: forbidding everything would publish nothing because of a broken robots.txt.
+A DNS failure or a timeout is not asked again (a timeout has waited ``DOWNLOAD_TIMEOUT``).
+
+A crawl that stops meanwhile lets its waiting requests go unrecorded (as a held retry,
+:class:`~sitemap_spider.crawl.retries.RetryLater`): with ``JOBDIR`` or Redis they are fetched
+when the crawl resumes, under the robots.txt it reads then.
+"""
+
+from __future__ import annotations
+
+import logging
+from time import monotonic
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import urlsplit
+
+from scrapy import Request
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.exceptions import CannotResolveHostError, DownloadTimeoutError, IgnoreRequest
+from scrapy.http.request import NO_CALLBACK
+from scrapy.utils.asyncio import sleep
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import build_from_crawler, load_object
+from twisted.internet.defer import Deferred
+
+from sitemap_spider import stats as keys
+from sitemap_spider.config import PolitenessConfig
+from sitemap_spider.crawl.middlewares import page_report
+from sitemap_spider.crawl.politeness import response_retry_after
+from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater, fault_cause, retry_delay
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.robotstxt import RobotParser
+
+logger = logging.getLogger(__name__)
+
+#: The history note (HistoryStore.note) of the robots.txt the crawl read: what a later crawl
+#: applies when robots.txt fails for all its tries.
+ROBOTS_NOTE = "robots"
+#: How often a wait between tries looks whether the crawl is stopping, in seconds.
+_STOP_CHECK_SECONDS = 0.25
+
+
+class _Unknown:
+    """The parser of a robots.txt still unknown when the crawl stopped: its requests are not done."""
+
+
+_STOPPED: Any = _Unknown()
+
+
+class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
+    """RobotsTxtMiddleware that records each URL robots.txt forbids, and asks a failing robots.txt again.
+
+    It also mends a Scrapy 2.19 bug: requests that wait for a robots.txt being
+    fetched all await the one shared Deferred, and Twisted's ``asFuture`` passes
+    ``None`` down its chain after the first waiter, so every other waiting
+    request was let through unchecked (scrapy/scrapy PR #6802 removed the
+    per-waiter Deferred). A crawl that starts with several requests at once (a
+    resumed crawl, several start URLs, shared workers) hit it.
+    """
+
+    #: Download errors worth another try (Scrapy's RETRY_EXCEPTIONS but DNS and timeouts).
+    transient: tuple[type[BaseException], ...]
+    #: What this crawl notes for the next one under ROBOTS_NOTE (None: nothing, the last note dropped).
+    noted: str | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        middleware = super().from_crawler(crawler)
+        middleware.transient = tuple(
+            load_object(kind) if isinstance(kind, str) else kind for kind in crawler.settings.getlist("RETRY_EXCEPTIONS")
+        )
+        return middleware
+
+    async def robot_parser(self, request: Request) -> RobotParser | None:
+        netloc = urlparse_cached(request).netloc
+        pending = self._parsers.get(netloc)
+        if isinstance(pending, Deferred):
+            waiter: Deferred[RobotParser | None] = Deferred()
+
+            def relay(result: RobotParser | None) -> RobotParser | None:
+                waiter.callback(result)
+                return result  # the next waiter gets the parser too
+
+            pending.addCallback(relay)
+            return await maybe_deferred_to_future(waiter)
+        if netloc not in self._parsers and getattr(self.crawler.spider, "crawl_mode", None) is not None:
+            self._parsers[netloc] = Deferred()
+            await self._fetch(request, netloc)
+        return await super().robot_parser(request)
+
+    def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
+        if rp is _STOPPED:
+            raise RetryLater("robots.txt unknown when the crawl stopped: not fetched, not done")
+        try:
+            super().process_request_2(rp, request)
+        except IgnoreRequest:
+            report = page_report(self.crawler, request)
+            if report is not None:
+                report.exclude(request.url, "robots")
+            raise
+
+    async def _fetch(self, request: Request, netloc: str) -> None:
+        """Fetch ``netloc``'s robots.txt, asking again while it fails (see the module's docstring)."""
+        mode = self.crawler.spider.crawl_mode  # type: ignore[union-attr]
+        origin = _crawl_origin(self.crawler, netloc)
+        if origin is not None and mode.history is not None:
+            self.noted = mode.history.note(ROBOTS_NOTE, origin)  # kept unless this crawl reads robots.txt
+            mode.history_notes[ROBOTS_NOTE] = lambda: self.noted
+        # Read here, in a crawl: the commands' spiders (validate, audit) have no such settings.
+        config = PolitenessConfig.from_settings(self.crawler.settings)
+        url = f"{urlparse_cached(request).scheme}://{netloc}/robots.txt"
+        for tries in range(1, config.retry_times + 2):
+            robots = Request(
+                url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True,
+                # One request a try; a try after the first says nothing new of the site's health.
+                meta={"dont_obey_robotstxt": True, "dont_retry": True, "retry_times": tries - 1},
+            )  # fmt: skip
+            self._stats.inc_value("robotstxt/request_count")
+            try:
+                response = await self.crawler.engine.download_async(robots)
+            except Exception as exc:
+                if not self._transient(exc):
+                    self._give_up_as_scrapy(exc, netloc)
+                    return
+                cause, retry_after = fault_cause(exc), None
+            else:
+                if response.status < 500 and response.status != 429 and DATALOSS_FLAG not in response.flags:
+                    await self._read(response, netloc, request, origin is not None)
+                    return
+                cause, retry_after = str(response.status), response_retry_after(response)
+            self._stats.inc_value(f"{keys.ROBOTS_UNAVAILABLE}{cause}")
+            if tries > config.retry_times:
+                break
+            first = config.retry_delay
+            wait = min(max(first, retry_delay(tries, first, config.max_backoff, retry_after, 1.0)), config.max_backoff)
+            logger.log(
+                logging.WARNING if tries == 1 else logging.INFO,
+                "%s: %s; nothing of %s is fetched before it answers (RFC 9309): asked again in %.1f s",
+                url, cause, netloc, wait,
+            )  # fmt: skip
+            if not await self._wait(wait):
+                logger.info("%s: still unknown when the crawl stopped; its waiting pages are not done", url)
+                self._settle(netloc, _STOPPED)
+                return
+        self._fall_back(url, netloc, cause, tries)
+
+    def _transient(self, exc: Exception) -> bool:
+        return isinstance(exc, self.transient) and not isinstance(exc, (CannotResolveHostError, DownloadTimeoutError))
+
+    def _give_up_as_scrapy(self, exc: Exception, netloc: str) -> None:
+        if not isinstance(exc, IgnoreRequest):
+            logger.error("Error downloading the robots.txt of %s: %s", netloc, exc)
+        self._robots_error(exc, netloc)  # no rules, as Scrapy reads it
+
+    async def _read(self, response: Response, netloc: str, request: Request, noted: bool) -> None:
+        if noted:
+            self.noted = response.body.decode("utf-8", "replace")
+        await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
+
+    def _fall_back(self, url: str, netloc: str, cause: str, tries: int) -> None:
+        """robots.txt failed every try: the last crawl's copy, else no rules."""
+        if self.noted is not None and _crawl_origin(self.crawler, netloc) is not None:
+            logger.warning(
+                "%s: %s after %d tries; applying the robots.txt the last crawl read", url, cause, tries
+            )  # fmt: skip
+            self._stats.inc_value(keys.ROBOTS_FROM_HISTORY)
+            self._settle(netloc, build_from_crawler(self._parserimpl, self.crawler, self.noted.encode()))
+            return
+        logger.warning(
+            "%s: %s after %d tries and no earlier copy in the crawl history; crawling %s as if it had "
+            "no robots.txt", url, cause, tries, netloc,
+        )  # fmt: skip
+        self._stats.inc_value(keys.ROBOTS_NONE)
+        self._settle(netloc, None)
+
+    def _settle(self, netloc: str, parser: Any) -> None:
+        pending = self._parsers[netloc]
+        assert isinstance(pending, Deferred)
+        self._parsers[netloc] = parser
+        pending.callback(parser)
+
+    async def _wait(self, seconds: float) -> bool:
+        """Sleep ``seconds``, in short steps; False as soon as the crawl is stopping."""
+        end = monotonic() + seconds
+        while self._going() and (left := end - monotonic()) > 0:
+            await sleep(min(_STOP_CHECK_SECONDS, left))
+        return self._going()
+
+    def _going(self) -> bool:
+        engine = self.crawler.engine
+        slot = getattr(engine, "_slot", None)  # Scrapy's: its ``closing`` is set once the spider closes
+        return engine is not None and engine.running and slot is not None and slot.closing is None
+
+
+def _crawl_origin(crawler: Crawler, netloc: str) -> str | None:
+    """The crawled site's origin, when ``netloc`` is its host (the one robots.txt the history keeps)."""
+    site = getattr(getattr(crawler.spider, "target", None), "site", None)
+    origin: str | None = getattr(site, "crawl_origin", None)
+    return origin if origin is not None and urlsplit(origin).netloc == netloc else None

@@ -1,0 +1,102 @@
+"""A robots.txt that fails (crawl/robots.py): asked again, never taken for "no rules" while it may answer.
+
+Real crawls against a local server; the order of the requests is the server's. RFC 9309
+(2.3.1.4) reads a robots.txt answering 5xx, or unreachable, as "disallow everything" until it
+answers: Scrapy read the error page as a robots.txt without rules, and a crawl that started
+during an outage fetched and listed what robots.txt forbids.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from tests.crawl_fixtures import REPO_ROOT, crawl_command, run_crawl
+from tests.site_server import HTML
+from tests.site_spec import Route, SiteRequest
+from tests.test_politeness import TimedServer, in_turn, listed_paths, page, robots
+
+RULES = "User-agent: *\nDisallow: /private/\n"
+ROUTES = {"/": page("Home", "/a", "/private/secret"), "/a": page("A"), "/private/secret": page("Secret")}
+UNAVAILABLE = Route(status=503, headers=(("Content-Type", HTML),), body=b"<html><body>deploying</body></html>")
+BROKEN = Route(status=500, headers=(("Content-Type", HTML),), body=b"<html><body>oops</body></html>")
+
+
+def test_a_robots_txt_answering_503_is_asked_again_and_nothing_else_goes_before_it_answers(tmp_path: Path) -> None:
+    robots_txt = in_turn(UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, robots(RULES))
+    with TimedServer(ROUTES, [("/robots.txt", robots_txt)]) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={"SITEMAP_RETRY_TIMES": "5"})
+        order = server.target_order()
+        asked = server.arrivals("/robots.txt")
+    assert listed_paths(result, server) == {"/", "/a"}
+    assert order[:4] == ["/robots.txt"] * 4, order
+    assert "/private/secret" not in order
+    # On a page's back-off: 0.1, 0.2, then 0.4 s (SITEMAP_RETRY_DELAY=0.1 in the tests).
+    waits = [later - earlier for earlier, later in zip(asked, asked[1:], strict=False)]
+    assert [round(wait, 1) >= floor for wait, floor in zip(waits, (0.1, 0.2, 0.4), strict=True)] == [True] * 3, waits
+    assert result.stats.get("sitemap/robots/unavailable/503") == 3
+    assert "robots.txt: 503; nothing of" in result.stderr
+
+
+def test_a_robots_txt_failing_for_good_applies_the_last_crawl_s_copy(tmp_path: Path) -> None:
+    """Search engines keep using their last copy of a robots.txt that fails; so does a recrawl."""
+    answer = {"robots": robots(RULES)}
+    with TimedServer(ROUTES, [("/robots.txt", lambda _request: answer["robots"])]) as server:
+        first = run_crawl(server.origin + "/", tmp_path)
+        assert listed_paths(first, server) == {"/", "/a"}
+        answer["robots"] = BROKEN  # a bug in the robots.txt handler, for the whole recrawl
+        served = len(server.target_order())
+        second = run_crawl(server.origin + "/", tmp_path)
+        recrawl = server.target_order()[served:]
+    assert listed_paths(second, server) == {"/", "/a"}
+    assert recrawl[:3] == ["/robots.txt"] * 3, recrawl  # the first try and SITEMAP_RETRY_TIMES (2) more
+    assert "/private/secret" not in recrawl
+    assert second.stats.get("sitemap/robots/unavailable/500") == 3
+    assert second.stats.get("sitemap/robots/from_history") == 1
+    assert "applying the robots.txt the last crawl read" in second.stderr
+    # The copy is kept for the next crawl, though this one could not read robots.txt.
+    third = run_crawl(server.origin + "/", tmp_path)
+    assert third.stats.get("sitemap/robots/from_history") == 1, third.describe()
+
+
+def test_a_robots_txt_failing_with_no_earlier_copy_is_read_as_scrapy_reads_it(tmp_path: Path) -> None:
+    with TimedServer(ROUTES, [("/robots.txt", lambda _request: BROKEN)]) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings={"SITEMAP_HISTORY": "off"})
+    assert listed_paths(result, server) == {"/", "/a", "/private/secret"}
+    assert result.stats.get("sitemap/robots/none") == 1
+    assert "no earlier copy in the crawl history" in result.stderr
+
+
+def _request_robots_then_stop(server: TimedServer, args: list[str], tries: int) -> tuple[subprocess.Popen[str], float]:
+    process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(server.arrivals("/robots.txt")) < tries:
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
+        time.sleep(0.05)
+    time.sleep(0.3)  # in the wait before the next try
+    stopped = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    return process, time.monotonic() - stopped
+
+
+def test_a_crawl_stopped_while_robots_txt_fails_stops_at_once_and_resumes_with_nothing_lost(tmp_path: Path) -> None:
+    """SIGTERM in the wait between tries: the crawl stops without waiting for the next try, the
+    requests that waited are not recorded (not as forbidden by robots.txt), and the same command
+    with the same JOBDIR, once robots.txt answers, publishes the whole set."""
+    answer = {"robots": UNAVAILABLE}
+    jobdir = tmp_path / "job"
+    with TimedServer(ROUTES, [("/robots.txt", lambda _request: answer["robots"])]) as server:
+        settings = {"JOBDIR": str(jobdir), "SITEMAP_RETRY_DELAY": "5", "SITEMAP_RETRY_TIMES": "5"}
+        args = crawl_command(server.origin + "/", tmp_path, settings=settings)
+        process, took = _request_robots_then_stop(server, args, 2)
+        assert set(server.target_order()) == {"/robots.txt"}
+        assert process.returncode != 0
+        assert not (tmp_path / "sitemaps").exists()
+        assert took < 4, took  # not the 10 s wait for the third try
+        answer["robots"] = robots(RULES)
+        resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
+    assert listed_paths(resumed, server) == {"/", "/a"}
+    assert "/private/secret" not in server.target_order()
