@@ -69,6 +69,46 @@ def test_a_robots_txt_failing_with_no_earlier_copy_is_read_as_scrapy_reads_it(tm
     assert "no earlier copy in the crawl history" in result.stderr
 
 
+def test_the_last_crawl_s_copy_brings_its_crawl_delay_and_applies_after_a_timeout(tmp_path: Path) -> None:
+    """A robots.txt that times out is not asked again (it waited DOWNLOAD_TIMEOUT), but the last
+    copy applies all the same, with its Crawl-delay."""
+    answer = {"robots": robots(RULES + "Crawl-delay: 0.4\n")}
+
+    def respond(_request: SiteRequest) -> Route:
+        route = answer["robots"]
+        if route is BROKEN:
+            time.sleep(3)  # past DOWNLOAD_TIMEOUT
+        return route
+
+    with TimedServer(ROUTES, [("/robots.txt", respond)]) as server:
+        first = run_crawl(server.origin + "/", tmp_path)
+        assert listed_paths(first, server) == {"/", "/a"}
+        answer["robots"] = BROKEN
+        served = len(server.target_order())
+        second = run_crawl(server.origin + "/", tmp_path, settings={"DOWNLOAD_TIMEOUT": "1"})
+        recrawl = server.target_order()[served:]
+        pages = [t for t in server.arrivals() if t >= server.arrivals("/robots.txt")[-1]][1:]
+    assert listed_paths(second, server) == {"/", "/a"}
+    assert "/private/secret" not in recrawl, recrawl
+    assert second.stats.get("sitemap/robots/from_history") == 1
+    assert second.stats.get("sitemap/crawl_delay") == 0.4
+    assert len(pages) == 2 and pages[1] - pages[0] >= 0.35, pages
+
+
+def test_a_crawl_that_stops_on_robots_txt_s_last_try_fetches_nothing_it_may_forbid(tmp_path: Path) -> None:
+    """The site-down budget runs out on the last try: the crawl is closing, and the start URL, which
+    robots.txt forbids, must not go out during the close (it was fetched, recorded as done with
+    JOBDIR, and published by the resumed crawl)."""
+    with TimedServer(ROUTES, [("/robots.txt", lambda _request: UNAVAILABLE)]) as server:
+        settings = {"JOBDIR": str(tmp_path / "job"), "SITEMAP_RETRY_TIMES": "0", "SITEMAP_RETRY_BUDGET": "0.01"}
+        result = run_crawl(server.origin + "/private/secret", tmp_path, settings=settings)
+        order = server.target_order()
+    assert result.returncode != 0, result.describe()
+    assert "site_down" in result.stderr
+    assert set(order) == {"/robots.txt"}, order
+    assert "still unknown when the crawl stopped" in result.stderr
+
+
 def _request_robots_then_stop(server: TimedServer, args: list[str], tries: int) -> tuple[subprocess.Popen[str], float]:
     process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60

@@ -6,16 +6,17 @@ listed what robots.txt forbids. RFC 9309 (2.3.1.4) reads a robots.txt that answe
 cannot be reached, as "disallow everything" until it answers. Here, in a crawl (a spider with a
 crawl mode), such a robots.txt (5xx, 429, a refused, reset or truncated answer) is asked again
 on a page's back-off: ``SITEMAP_RETRY_DELAY`` doubled at each try, or its ``Retry-After`` (never
-less than ``SITEMAP_RETRY_DELAY``), never more than ``SITEMAP_MAX_BACKOFF``, at most
-``SITEMAP_RETRY_TIMES`` times more (15.5 s in all by default). Meanwhile nothing else of its host
+less than ``SITEMAP_RETRY_DELAY``), each wait at most ``SITEMAP_MAX_BACKOFF``, at most
+``SITEMAP_RETRY_TIMES`` times more (15.5 s in all by default, unless ``Retry-After`` asks longer). Meanwhile nothing else of its host
 is fetched: the site's requests wait for it, as they wait for any robots.txt being fetched.
 
 If it still fails, the robots.txt the last published crawl read (kept with the crawl history)
-applies, as search engines keep using their last copy; without one, no rules, as in Scrapy,
-with a warning: forbidding everything would publish nothing because of a broken robots.txt.
-A DNS failure or a timeout is not asked again (a timeout has waited ``DOWNLOAD_TIMEOUT``).
+applies (its ``Crawl-delay`` too), as search engines keep using their last copy; without one,
+no rules, as in Scrapy, with a warning: forbidding everything would publish nothing because of
+a broken robots.txt. A DNS failure or a timeout is not asked again (a timeout has waited
+``DOWNLOAD_TIMEOUT``): the copy, or no rules, applies at once.
 
-A crawl that stops meanwhile lets its waiting requests go unrecorded (as a held retry,
+A crawl that stops meanwhile (or on the last try) lets its waiting requests go unrecorded (as a held retry,
 :class:`~sitemap_spider.crawl.retries.RetryLater`): with ``JOBDIR`` or Redis they are fetched
 when the crawl resumes, under the robots.txt it reads then.
 """
@@ -27,7 +28,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import CannotResolveHostError, DownloadTimeoutError, IgnoreRequest
 from scrapy.http.request import NO_CALLBACK
@@ -126,65 +127,74 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         # Read here, in a crawl: the commands' spiders (validate, audit) have no such settings.
         config = PolitenessConfig.from_settings(self.crawler.settings)
         url = f"{urlparse_cached(request).scheme}://{netloc}/robots.txt"
-        for tries in range(1, config.retry_times + 2):
-            robots = Request(
-                url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True,
-                # One request a try; a try after the first says nothing new of the site's health.
-                meta={"dont_obey_robotstxt": True, "dont_retry": True, "retry_times": tries - 1},
-            )  # fmt: skip
-            self._stats.inc_value("robotstxt/request_count")
-            try:
-                response = await self.crawler.engine.download_async(robots)
-            except Exception as exc:
-                if not self._transient(exc):
-                    self._give_up_as_scrapy(exc, netloc)
+        cause, tries = "", 0
+        try:
+            for tries in range(1, config.retry_times + 2):
+                robots = Request(
+                    url, priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK, dont_filter=True,
+                    # One request a try; a try after the first says nothing new of the site's health.
+                    meta={"dont_obey_robotstxt": True, "dont_retry": True, "retry_times": tries - 1},
+                )  # fmt: skip
+                self._stats.inc_value("robotstxt/request_count")
+                try:
+                    response = await self.crawler.engine.download_async(robots)
+                except IgnoreRequest as exc:  # a robots.txt redirected off the site: none, as in Scrapy
+                    self._robots_error(exc, netloc)
                     return
-                cause, retry_after = fault_cause(exc), None
-            else:
-                if response.status < 500 and response.status != 429 and DATALOSS_FLAG not in response.flags:
-                    await self._read(response, netloc, request, origin is not None)
-                    return
-                cause, retry_after = str(response.status), response_retry_after(response)
-            self._stats.inc_value(f"{keys.ROBOTS_UNAVAILABLE}{cause}")
-            if tries > config.retry_times:
-                break
-            first = config.retry_delay
-            wait = min(max(first, retry_delay(tries, first, config.max_backoff, retry_after, 1.0)), config.max_backoff)
-            logger.log(
-                logging.WARNING if tries == 1 else logging.INFO,
-                "%s: %s; nothing of %s is fetched before it answers (RFC 9309): asked again in %.1f s",
-                url, cause, netloc, wait,
-            )  # fmt: skip
-            if not await self._wait(wait):
+                except Exception as exc:
+                    cause, retry_after = fault_cause(exc), None
+                    if not self._transient(exc):  # a timeout or DNS: not asked again
+                        logger.warning("%s: %s", url, exc)
+                        break
+                else:
+                    if response.status < 500 and response.status != 429 and DATALOSS_FLAG not in response.flags:
+                        await self._read(response, netloc, request, origin is not None)
+                        return
+                    cause, retry_after = str(response.status), response_retry_after(response)
+                self._stats.inc_value(f"{keys.ROBOTS_UNAVAILABLE}{cause}")
+                if tries > config.retry_times or not self._going():
+                    break
+                first = config.retry_delay
+                wait = min(max(first, retry_delay(tries, first, config.max_backoff, retry_after, 1.0)), config.max_backoff)
+                logger.log(
+                    logging.WARNING if tries == 1 else logging.INFO,
+                    "%s: %s; nothing of %s is fetched before it answers (RFC 9309): asked again in %.1f s",
+                    url, cause, netloc, wait,
+                )  # fmt: skip
+                if not await self._wait(wait):
+                    break
+            if not self._going():
                 logger.info("%s: still unknown when the crawl stopped; its waiting pages are not done", url)
                 self._settle(netloc, _STOPPED)
                 return
-        self._fall_back(url, netloc, cause, tries)
+            await self._fall_back(url, netloc, request, cause, tries)
+        except Exception as exc:  # robots.txt's own parsing, or a bug: its waiting requests must not hang
+            logger.exception("Reading the robots.txt of %s failed; crawling it as if it had none", netloc)
+            if isinstance(self._parsers.get(netloc), Deferred):
+                self._robots_error(exc, netloc)
 
     def _transient(self, exc: Exception) -> bool:
         return isinstance(exc, self.transient) and not isinstance(exc, (CannotResolveHostError, DownloadTimeoutError))
-
-    def _give_up_as_scrapy(self, exc: Exception, netloc: str) -> None:
-        if not isinstance(exc, IgnoreRequest):
-            logger.error("Error downloading the robots.txt of %s: %s", netloc, exc)
-        self._robots_error(exc, netloc)  # no rules, as Scrapy reads it
 
     async def _read(self, response: Response, netloc: str, request: Request, noted: bool) -> None:
         if noted:
             self.noted = response.body.decode("utf-8", "replace")
         await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
 
-    def _fall_back(self, url: str, netloc: str, cause: str, tries: int) -> None:
+    async def _fall_back(self, url: str, netloc: str, request: Request, cause: str, tries: int) -> None:
         """robots.txt failed every try: the last crawl's copy, else no rules."""
         if self.noted is not None and _crawl_origin(self.crawler, netloc) is not None:
             logger.warning(
-                "%s: %s after %d tries; applying the robots.txt the last crawl read", url, cause, tries
+                "%s: %s (%d tries); applying the robots.txt the last crawl read", url, cause, tries
             )  # fmt: skip
             self._stats.inc_value(keys.ROBOTS_FROM_HISTORY)
-            self._settle(netloc, build_from_crawler(self._parserimpl, self.crawler, self.noted.encode()))
+            parser = build_from_crawler(self._parserimpl, self.crawler, self.noted.encode())
+            # As for a robots.txt just read: its Crawl-delay applies (crawl/politeness.py).
+            await self.crawler.signals.send_catch_log_async(signal=signals.robots_parsed, robotparser=parser, request=request)
+            self._settle(netloc, parser)
             return
         logger.warning(
-            "%s: %s after %d tries and no earlier copy in the crawl history; crawling %s as if it had "
+            "%s: %s (%d tries) and no earlier copy in the crawl history; crawling %s as if it had "
             "no robots.txt", url, cause, tries, netloc,
         )  # fmt: skip
         self._stats.inc_value(keys.ROBOTS_NONE)
