@@ -91,6 +91,7 @@ def test_the_last_crawl_s_copy_brings_its_crawl_delay_and_applies_after_a_timeou
     assert listed_paths(second, server) == {"/", "/a"}
     assert "/private/secret" not in recrawl, recrawl
     assert second.stats.get("sitemap/robots/from_history") == 1
+    assert second.stats.get("sitemap/robots/unavailable/timeout") == 1
     assert second.stats.get("sitemap/crawl_delay") == 0.4
     assert len(pages) == 2 and pages[1] - pages[0] >= 0.35, pages
 

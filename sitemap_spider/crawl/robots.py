@@ -145,6 +145,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                     cause, retry_after = fault_cause(exc), None
                     if not self._transient(exc):  # a timeout or DNS: not asked again
                         logger.warning("%s: %s", url, exc)
+                        self._stats.inc_value(f"{keys.ROBOTS_UNAVAILABLE}{cause}")
                         break
                 else:
                     if response.status < 500 and response.status != 429 and DATALOSS_FLAG not in response.flags:
@@ -185,7 +186,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         """robots.txt failed every try: the last crawl's copy, else no rules."""
         if self.noted is not None and _crawl_origin(self.crawler, netloc) is not None:
             logger.warning(
-                "%s: %s (%d tries); applying the robots.txt the last crawl read", url, cause, tries
+                "%s: %s (%s); applying the robots.txt the last crawl read", url, cause, _tries(tries)
             )  # fmt: skip
             self._stats.inc_value(keys.ROBOTS_FROM_HISTORY)
             parser = build_from_crawler(self._parserimpl, self.crawler, self.noted.encode())
@@ -194,8 +195,8 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             self._settle(netloc, parser)
             return
         logger.warning(
-            "%s: %s (%d tries) and no earlier copy in the crawl history; crawling %s as if it had "
-            "no robots.txt", url, cause, tries, netloc,
+            "%s: %s (%s) and no earlier copy in the crawl history; crawling %s as if it had "
+            "no robots.txt", url, cause, _tries(tries), netloc,
         )  # fmt: skip
         self._stats.inc_value(keys.ROBOTS_NONE)
         self._settle(netloc, None)
@@ -224,3 +225,7 @@ def _crawl_origin(crawler: Crawler, netloc: str) -> str | None:
     site = getattr(getattr(crawler.spider, "target", None), "site", None)
     origin: str | None = getattr(site, "crawl_origin", None)
     return origin if origin is not None and urlsplit(origin).netloc == netloc else None
+
+
+def _tries(count: int) -> str:
+    return "1 try" if count == 1 else f"{count} tries"
