@@ -243,8 +243,13 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 # Applies robots.txt Crawl-delay and Retry-After to the site's downloader slot. Order 100:
 # after AutoThrottle (order 0), whose slot delay it may raise. Added to, not replacing,
 # a project's own EXTENSIONS.
+# PromptStop: a stop does not wait out the site's pause (crawl/stopping.py).
 # CrawlProgress: the progress line (SITEMAP_PROGRESS).
-EXTENSIONS = {"sitemap_spider.crawl.politeness.Politeness": 100, "sitemap_spider.progress.CrawlProgress": 500}
+EXTENSIONS = {
+    "sitemap_spider.crawl.politeness.Politeness": 100,
+    "sitemap_spider.crawl.stopping.PromptStop": 110,
+    "sitemap_spider.progress.CrawlProgress": 500,
+}
 # Pages larger than this are not HTML anyone indexes whole; don't download them.
 # HttpCompressionMiddleware holds decompressed bodies (a gzip bomb) to it too.
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024

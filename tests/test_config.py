@@ -7,6 +7,7 @@ from scrapy.settings import Settings
 
 from sitemap_spider.config import ConfigError, CrawlTarget, PolitenessConfig, SitemapConfig, apply_defaults
 from sitemap_spider.crawl.politeness import Politeness
+from sitemap_spider.crawl.stopping import PromptStop
 from sitemap_spider.progress import CrawlProgress
 
 
@@ -101,7 +102,9 @@ def test_default_extensions_join_the_project_s_own() -> None:
     # Named by the project, even as a string, it is left as the project set it: off.
     settings = Settings({"EXTENSIONS": '{"sitemap_spider.crawl.politeness.Politeness": null}'})
     apply_defaults(settings)
-    assert settings.getdict("EXTENSIONS") == {"sitemap_spider.crawl.politeness.Politeness": None, CrawlProgress: 500}
+    assert settings.getdict("EXTENSIONS") == {
+        "sitemap_spider.crawl.politeness.Politeness": None, PromptStop: 110, CrawlProgress: 500,
+    }  # fmt: skip
 
 
 def test_listable_applies_include_then_exclude() -> None:

@@ -1,0 +1,51 @@
+"""A stop does not wait out the site's pause (crawl/stopping.py): a real crawl, SIGTERM, then the resume."""
+
+from __future__ import annotations
+
+import itertools
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from tests.crawl_fixtures import REPO_ROOT, crawl_command, run_crawl
+from tests.site_server import HTML
+from tests.site_spec import Route, SiteRequest
+from tests.test_politeness import TimedServer, listed_paths, page
+
+PAGES = [f"/p{n}" for n in range(200)]
+#: The pages served before the outage begins.
+BEFORE = 20
+UNAVAILABLE = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "30")), body=b"deploying")
+
+
+def test_a_stop_in_a_long_pause_exits_at_once_and_the_resumed_crawl_loses_nothing(tmp_path: Path) -> None:
+    """After its first pages the site answers 503 with ``Retry-After: 30``: it is paused for 30 s
+    with pages waiting in its slot. SIGTERM: the crawl exits in seconds, not after the pause (and
+    one pause per waiting page); the same command with the same JOBDIR, once the site is back,
+    publishes every page."""
+    down = {"on": True}
+    served = itertools.count()
+
+    def pages(request: SiteRequest) -> Route:
+        return UNAVAILABLE if next(served) >= BEFORE and down["on"] else page(request.target)
+
+    with TimedServer({"/": page("Home", *PAGES)}, [(path, pages) for path in PAGES]) as server:
+        settings = {"JOBDIR": str(tmp_path / "job")}
+        args = crawl_command(server.origin + "/", tmp_path, settings=settings)
+        process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while sum(target.startswith("/p") for target in server.target_order()) < BEFORE + 3:
+            assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
+            time.sleep(0.05)
+        time.sleep(1.5)  # the pause has begun: the other pages wait in the slot
+        stopped = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=120)
+        took = time.monotonic() - stopped
+        assert process.returncode != 0, err[-3000:]
+        assert "left for the next run" in err, err[-3000:]
+        assert took < 6, (took, err[-3000:])
+        down["on"] = False
+        resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
+    assert listed_paths(resumed, server) == {"/", *PAGES}
