@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from tests.crawl_fixtures import CrawlResult, crawl_command, run_crawl
 from tests.fault_server import FaultPlan, FaultServer
@@ -150,6 +151,10 @@ def test_a_recrawl_starts_at_the_pace_the_site_held_last_time(
     # A note that is not a number is not used: the crawl starts as a first crawl (and notes its own).
     with sqlite3.connect(tmp_path / "history.sqlite") as db:
         db.execute("UPDATE meta SET value = 'fast' WHERE key = ?", (f"pace {spec.origin}",))
+    if mode == "redis":  # the workers' shared copy of the notes
+        client = redis.Redis.from_url(settings["SITEMAP_REDIS_URL"])
+        (meta,) = [key for key in client.scan_iter() if client.type(key) == b"hash" and client.hexists(key, "note:pace")]
+        client.hset(meta, "note:pace", "fast")
     arrivals.clear()
     if mode == "jobdir":
         settings["JOBDIR"] = str(tmp_path / "job9")

@@ -61,6 +61,23 @@ def test_a_robots_txt_failing_for_good_applies_the_last_crawl_s_copy(tmp_path: P
     assert third.stats.get("sitemap/robots/from_history") == 1, third.describe()
 
 
+def test_a_shared_crawl_s_worker_on_another_host_applies_the_copy_too(tmp_path: Path, redis_url: str) -> None:
+    """The copy is shared through Redis: a worker whose host never published (no history file of
+    its own) applies it as the publisher would."""
+    answer = {"robots": robots(RULES)}
+    shared = {"SITEMAP_REDIS_URL": redis_url, "SITEMAP_REDIS_IDLE_SECONDS": "0.5"}
+    with TimedServer(ROUTES, [("/robots.txt", lambda _request: answer["robots"])]) as server:
+        first = run_crawl(server.origin + "/", tmp_path / "host-a", settings=shared)
+        assert listed_paths(first, server) == {"/", "/a"}
+        answer["robots"] = BROKEN
+        served = len(server.target_order())
+        second = run_crawl(server.origin + "/", tmp_path / "host-b", settings=shared)
+        recrawl = server.target_order()[served:]
+    assert listed_paths(second, server) == {"/", "/a"}
+    assert "/private/secret" not in recrawl, recrawl
+    assert second.stats.get("sitemap/robots/from_history") == 1, second.describe()
+
+
 def test_a_robots_txt_failing_with_no_earlier_copy_is_read_as_scrapy_reads_it(tmp_path: Path) -> None:
     with TimedServer(ROUTES, [("/robots.txt", lambda _request: BROKEN)]) as server:
         result = run_crawl(server.origin + "/", tmp_path, settings={"SITEMAP_HISTORY": "off"})

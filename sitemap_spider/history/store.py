@@ -119,9 +119,22 @@ class HistoryStore:
         """What the last crawl of ``origin`` noted under ``name`` for the next one; None if nothing.
 
         The notes: "rendering", what render=auto's probes learnt (render/known.py); "pace",
-        the pace the site held (crawl/throttle.py).
+        the pace the site held (crawl/throttle.py); "robots", the robots.txt the crawl read
+        (crawl/robots.py).
         """
         return self._meta(f"{name} {origin}")
+
+    def notes(self, origin: str) -> dict[str, str]:
+        """Every note the last crawl of ``origin`` left (see :meth:`note`), by name."""
+        db = self._reader()
+        if db is None:
+            return {}
+        suffix = " " + origin
+        rows = db.execute("SELECT key, value FROM meta WHERE substr(key, -?) = ?", (len(suffix), suffix))
+        return {
+            str(key)[: -len(suffix)]: str(value) for key, value in rows
+            if not str(key).startswith((_PUBLISHED, _KINDS)) and " " not in str(key)[: -len(suffix)]
+        }  # fmt: skip
 
     def commit(
         self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,

@@ -5,14 +5,16 @@ one another's. So the history a shared crawl reads lives in Redis, beside the cr
 kept from one crawl to the next (a new crawl clears the others, not these):
 
     past       hash    url -> the page's record (msgpack of PageRecord.row(): its links stay packed)
-    past_meta  hash    kinds (the extension kinds the records were written with), published_at
+    past_meta  hash    kinds (the extension kinds the records were written with), published_at,
+                       note:<name> (what the last crawl noted for the next one: HistoryStore.note)
 
 A worker that starts puts its own file's records of the origin there when Redis has none, or
 older ones than its file (a crawl of one process ran since); otherwise Redis's stay. The worker
 that publishes commits the new records to its file, as any crawl does, and to Redis: written
 under a key of their own, then renamed over ``past`` in one transaction with ``past_meta``, so
 a worker reads either the old history or the new one, never a mix. A crawl started from any
-host then sends the same conditional requests and keeps the same pages on a bad day.
+host then sends the same conditional requests, keeps the same pages on a bad day, and reads the
+same notes (the robots.txt of the last crawl, the site's pace, what the probes learnt).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ if ARGV[4] ~= '0' then redis.call('RENAME', KEYS[3], KEYS[1]) end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], 'published_at', ARGV[1])
 if ARGV[3] == '1' then redis.call('HSET', KEYS[2], 'kinds', ARGV[2]) end
+for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[2], 'note:' .. ARGV[i], ARGV[i + 1]) end
 return 1
 """
 
@@ -98,7 +101,8 @@ class SharedHistory(HistoryStore):
             return 0  # nothing to share: Redis stays as it was
         # A file of a version that did not note the time counts as the oldest. Workers started
         # together compare again in the swap's step: the newest file wins, whichever swaps last.
-        if not self._swap(staging, written, None if kinds == _NOT_NOTED else kinds, ours or 0.0, only_if_newer=True):
+        notes = HistoryStore.notes(self, self.origin)
+        if not self._swap(staging, written, None if kinds == _NOT_NOTED else kinds, ours or 0.0, True, notes):
             return 0
         logger.info("Crawl history: %s record(s) of %s put in Redis from %s", written, self.origin, self.path)
         return written
@@ -132,9 +136,14 @@ class SharedHistory(HistoryStore):
             yield record
         pipe.execute()
 
-    def _swap(self, staging: str, written: int, kinds: str | None, published: float, only_if_newer: bool = False) -> bool:
-        """The staged records become the shared ones, with their meta, in one step; False if Redis's were newer."""
+    def _swap(
+        self, staging: str, written: int, kinds: str | None, published: float, only_if_newer: bool = False,
+        notes: Mapping[str, str] | None = None,
+    ) -> bool:  # fmt: skip
+        """The staged records become the shared ones, with their meta and notes, in one step; False if Redis's were newer."""
         args = [repr(published), kinds or "", "0" if kinds is None else "1", str(written), "1" if only_if_newer else "0"]
+        for name, value in (notes or {}).items():
+            args += [name, value]
         try:
             return bool(self._swap_script(keys=[self.past, self.meta, staging], args=args))
         except BaseException:
@@ -162,13 +171,23 @@ class SharedHistory(HistoryStore):
         value = self.redis.hget(self.meta, "published_at")
         return None if value is None else float(value)
 
+    def note(self, name: str, origin: str) -> str | None:
+        """Redis's copy of the note, which every worker shares; else this worker's file's."""
+        try:
+            value = self.redis.hget(self.meta, f"note:{name}")
+        except redis.RedisError:
+            value = None
+        return cast(bytes, value).decode() if value is not None else super().note(name, origin)
+
     # --- the publisher's commit: its file, then Redis ---------------------------------------------
     def commit(
         self, records: Iterable[PageRecord], origin: str, kinds: Callable[[], str] | None = None,
         notes: Mapping[str, Callable[[], str | None]] | None = None,
     ) -> int:  # fmt: skip
-        # The notes (what the probes learnt, the site's pace) go to the publisher's file only: a
-        # worker on another host renders and starts as before.
+        # The notes (what the probes learnt, the site's pace, robots.txt) go to the publisher's file
+        # and to Redis, for the workers on other hosts: each asked once.
+        learnt: dict[str, str | None] = {}
+        once = {name: _once(learnt, name, note) for name, note in (notes or {}).items()}
         noted: list[str] = []
         staged: list[tuple[str, int]] = []
 
@@ -179,11 +198,12 @@ class SharedHistory(HistoryStore):
 
         try:
             written = super().commit(
-                self._staging(records, staged), origin, kinds_once if kinds is not None else None, notes
+                self._staging(records, staged), origin, kinds_once if kinds is not None else None, once
             )
             staging, count = staged[0] if staged else ("", 0)
             published = HistoryStore.published_at(self, origin) or time.time()
-            self._swap(staging, count, noted[0] if noted else None, published)
+            kept = {name: value for name, value in learnt.items() if value is not None}
+            self._swap(staging, count, noted[0] if noted else None, published, notes=kept)
         except redis.RedisError as exc:
             for staging, _ in staged:
                 _forget(self.redis, staging)
@@ -203,3 +223,13 @@ def _forget(client: redis.Redis, staging: str) -> None:
         client.unlink(staging)
     except redis.RedisError:
         pass
+
+
+def _once(learnt: dict[str, str | None], name: str, note: Callable[[], str | None]) -> Callable[[], str | None]:
+    """``note``, asked once: what it said is kept in ``learnt`` for Redis."""
+
+    def ask() -> str | None:
+        learnt[name] = note()
+        return learnt[name]
+
+    return ask
