@@ -75,4 +75,7 @@ class PromptStop:
                 let_go += 1
             download_slot.queue.extend(kept)
         if let_go:
-            logger.info("Stopping: %d request(s) waiting for the site's pause are left for the next run", let_go)
+            logger.info(
+                "Stopping: %d request(s) waiting out the site's pause not sent (not done: a resumed JOBDIR "
+                "crawl or the other workers fetch them)", let_go,
+            )  # fmt: skip
