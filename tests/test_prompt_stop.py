@@ -33,7 +33,9 @@ def test_a_stop_in_a_long_pause_exits_at_once_and_the_resumed_crawl_loses_nothin
     with TimedServer({"/": page("Home", *PAGES)}, [(path, pages) for path in PAGES]) as server:
         settings = {"JOBDIR": str(tmp_path / "job")}
         args = crawl_command(server.origin + "/", tmp_path, settings=settings)
-        process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         deadline = time.monotonic() + 60
         while sum(target.startswith("/p") for target in server.target_order()) < BEFORE + 3:
             assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]

@@ -20,11 +20,15 @@ from tests.test_politeness import TimedServer, in_turn, listed_paths, page, robo
 
 RULES = "User-agent: *\nDisallow: /private/\n"
 ROUTES = {"/": page("Home", "/a", "/private/secret"), "/a": page("A"), "/private/secret": page("Secret")}
-UNAVAILABLE = Route(status=503, headers=(("Content-Type", HTML),), body=b"<html><body>deploying</body></html>")
+UNAVAILABLE = Route(
+    status=503, headers=(("Content-Type", HTML),), body=b"<html><body>deploying</body></html>"
+)
 BROKEN = Route(status=500, headers=(("Content-Type", HTML),), body=b"<html><body>oops</body></html>")
 
 
-def test_a_robots_txt_answering_503_is_asked_again_and_nothing_else_goes_before_it_answers(tmp_path: Path) -> None:
+def test_a_robots_txt_answering_503_is_asked_again_and_nothing_else_goes_before_it_answers(
+    tmp_path: Path,
+) -> None:
     robots_txt = in_turn(UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, robots(RULES))
     with TimedServer(ROUTES, [("/robots.txt", robots_txt)]) as server:
         result = run_crawl(server.origin + "/", tmp_path, settings={"SITEMAP_RETRY_TIMES": "5"})
@@ -35,7 +39,9 @@ def test_a_robots_txt_answering_503_is_asked_again_and_nothing_else_goes_before_
     assert "/private/secret" not in order
     # On a page's back-off: 0.1, 0.2, then 0.4 s (SITEMAP_RETRY_DELAY=0.1 in the tests).
     waits = [later - earlier for earlier, later in zip(asked, asked[1:], strict=False)]
-    assert [round(wait, 1) >= floor for wait, floor in zip(waits, (0.1, 0.2, 0.4), strict=True)] == [True] * 3, waits
+    assert [round(wait, 1) >= floor for wait, floor in zip(waits, (0.1, 0.2, 0.4), strict=True)] == [
+        True
+    ] * 3, waits
     assert result.stats.get("sitemap/robots/unavailable/503") == 3
     assert "robots.txt: 503; nothing of" in result.stderr
 
@@ -118,7 +124,11 @@ def test_a_crawl_that_stops_on_robots_txt_s_last_try_fetches_nothing_it_may_forb
     robots.txt forbids, must not go out during the close (it was fetched, recorded as done with
     JOBDIR, and published by the resumed crawl)."""
     with TimedServer(ROUTES, [("/robots.txt", lambda _request: UNAVAILABLE)]) as server:
-        settings = {"JOBDIR": str(tmp_path / "job"), "SITEMAP_RETRY_TIMES": "0", "SITEMAP_RETRY_BUDGET": "0.01"}
+        settings = {
+            "JOBDIR": str(tmp_path / "job"),
+            "SITEMAP_RETRY_TIMES": "0",
+            "SITEMAP_RETRY_BUDGET": "0.01",
+        }
         result = run_crawl(server.origin + "/private/secret", tmp_path, settings=settings)
         order = server.target_order()
     assert result.returncode != 0, result.describe()
@@ -127,7 +137,9 @@ def test_a_crawl_that_stops_on_robots_txt_s_last_try_fetches_nothing_it_may_forb
     assert "still unknown when the crawl stopped" in result.stderr
 
 
-def _request_robots_then_stop(server: TimedServer, args: list[str], tries: int) -> tuple[subprocess.Popen[str], float]:
+def _request_robots_then_stop(
+    server: TimedServer, args: list[str], tries: int
+) -> tuple[subprocess.Popen[str], float]:
     process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(server.arrivals("/robots.txt")) < tries:
@@ -140,7 +152,9 @@ def _request_robots_then_stop(server: TimedServer, args: list[str], tries: int) 
     return process, time.monotonic() - stopped
 
 
-def test_a_crawl_stopped_while_robots_txt_fails_stops_at_once_and_resumes_with_nothing_lost(tmp_path: Path) -> None:
+def test_a_crawl_stopped_while_robots_txt_fails_stops_at_once_and_resumes_with_nothing_lost(
+    tmp_path: Path,
+) -> None:
     """SIGTERM in the wait between tries: the crawl stops without waiting for the next try, the
     requests that waited are not recorded (not as forbidden by robots.txt), and the same command
     with the same JOBDIR, once robots.txt answers, publishes the whole set."""

@@ -54,6 +54,8 @@ logger = logging.getLogger(__name__)
 #: The history note (HistoryStore.note) of the robots.txt the crawl read: what a later crawl
 #: applies when robots.txt fails for all its tries.
 ROBOTS_NOTE = "robots"
+#: How much of robots.txt the note keeps, in bytes.
+_NOTE_BYTES = 500 * 1024
 #: How often a wait between tries looks whether the crawl is stopping, in seconds.
 _STOP_CHECK_SECONDS = 0.25
 
@@ -85,7 +87,8 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
     def from_crawler(cls, crawler: Crawler) -> Self:
         middleware = super().from_crawler(crawler)
         middleware.transient = tuple(
-            load_object(kind) if isinstance(kind, str) else kind for kind in crawler.settings.getlist("RETRY_EXCEPTIONS")
+            load_object(kind) if isinstance(kind, str) else kind
+            for kind in crawler.settings.getlist("RETRY_EXCEPTIONS")
         )
         return middleware
 
@@ -148,7 +151,11 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                         self._stats.inc_value(f"{keys.ROBOTS_UNAVAILABLE}{cause}")
                         break
                 else:
-                    if response.status < 500 and response.status != 429 and DATALOSS_FLAG not in response.flags:
+                    if (
+                        response.status < 500
+                        and response.status != 429
+                        and DATALOSS_FLAG not in response.flags
+                    ):
                         await self._read(response, netloc, request, origin is not None)
                         return
                     cause, retry_after = str(response.status), response_retry_after(response)
@@ -156,7 +163,10 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                 if tries > config.retry_times or not self._going():
                     break
                 first = config.retry_delay
-                wait = min(max(first, retry_delay(tries, first, config.max_backoff, retry_after, 1.0)), config.max_backoff)
+                wait = min(
+                    max(first, retry_delay(tries, first, config.max_backoff, retry_after, 1.0)),
+                    config.max_backoff,
+                )
                 logger.log(
                     logging.WARNING if tries == 1 else logging.INFO,
                     "%s: %s; nothing of %s is fetched before it answers (RFC 9309): asked again in %.1f s",
@@ -175,11 +185,14 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                 self._robots_error(exc, netloc)
 
     def _transient(self, exc: Exception) -> bool:
-        return isinstance(exc, self.transient) and not isinstance(exc, (CannotResolveHostError, DownloadTimeoutError))
+        return isinstance(exc, self.transient) and not isinstance(
+            exc, (CannotResolveHostError, DownloadTimeoutError)
+        )
 
     async def _read(self, response: Response, netloc: str, request: Request, noted: bool) -> None:
         if noted:
-            self.noted = response.body.decode("utf-8", "replace")
+            # The first 500 KiB, as much as RFC 9309 (2.5) asks a crawler to read: a history note, not a file.
+            self.noted = response.body[:_NOTE_BYTES].decode("utf-8", "replace")
         await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
 
     async def _fall_back(self, url: str, netloc: str, request: Request, cause: str, tries: int) -> None:
@@ -191,7 +204,9 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             self._stats.inc_value(keys.ROBOTS_FROM_HISTORY)
             parser = build_from_crawler(self._parserimpl, self.crawler, self.noted.encode())
             # As for a robots.txt just read: its Crawl-delay applies (crawl/politeness.py).
-            await self.crawler.signals.send_catch_log_async(signal=signals.robots_parsed, robotparser=parser, request=request)
+            await self.crawler.signals.send_catch_log_async(
+                signal=signals.robots_parsed, robotparser=parser, request=request
+            )
             self._settle(netloc, parser)
             return
         logger.warning(

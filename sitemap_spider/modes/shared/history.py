@@ -140,7 +140,10 @@ class SharedHistory(HistoryStore):
         self, staging: str, written: int, kinds: str | None, published: float, only_if_newer: bool = False,
         notes: Mapping[str, str] | None = None,
     ) -> bool:  # fmt: skip
-        """The staged records become the shared ones, with their meta and notes, in one step; False if Redis's were newer."""
+        """The staged records become the shared ones, with their meta and notes, in one step.
+
+        False if Redis's were newer (``only_if_newer``): nothing changed.
+        """
         args = [repr(published), kinds or "", "0" if kinds is None else "1", str(written), "1" if only_if_newer else "0"]
         for name, value in (notes or {}).items():
             args += [name, value]
@@ -225,7 +228,9 @@ def _forget(client: redis.Redis, staging: str) -> None:
         pass
 
 
-def _once(learnt: dict[str, str | None], name: str, note: Callable[[], str | None]) -> Callable[[], str | None]:
+def _once(
+    learnt: dict[str, str | None], name: str, note: Callable[[], str | None]
+) -> Callable[[], str | None]:
     """``note``, asked once: what it said is kept in ``learnt`` for Redis."""
 
     def ask() -> str | None:
