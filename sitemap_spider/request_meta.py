@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from scrapy import Request
 
 #: The spider asks for this URL to be recorded as excluded (the reason), not fetched.
 SKIP: Final = "sitemap_skip"
-#: The page facts a render request carries from the static fetch.
+#: The page facts a render request carries from the static fetch (empty for a probe's render:
+#: test with ``in``, see :func:`for_browser`).
 RENDER: Final = "sitemap_render"
 #: Fetch a page and judge its static HTML, never render it.
 NO_RENDER: Final = "sitemap_no_render"
@@ -35,3 +39,8 @@ REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"
 #: other process of a two-process crawl lent or sent back to render). Taken off as it is queued, so
 #: a redirect from it is filtered as usual (modes/schedulers.py SpillScheduler).
 PAST_FILTER: Final = "sitemap_past_filter"
+
+
+def for_browser(request: Request) -> bool:
+    """Whether the request is the browser's (a render, a probe's, a script read for one), not a page's."""
+    return RENDER in request.meta or RESOURCE in request.meta

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import itertools
+import re
 import signal
 import subprocess
 import time
 from pathlib import Path
 
 from tests.crawl_fixtures import REPO_ROOT, crawl_command, run_crawl
-from tests.site_server import HTML
+from tests.site_server import HTML, SiteServer
 from tests.site_spec import Route, SiteRequest
 from tests.test_politeness import TimedServer, listed_paths, page
+from tests.test_render import RENDERED_LISTED, _hang, _slow_json, js_site
 
 PAGES = [f"/p{n}" for n in range(200)]
 #: The pages served before the outage begins.
 BEFORE = 20
+ROBOTS = b"User-agent: *\nCrawl-delay: 5\n"
 UNAVAILABLE = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "30")), body=b"deploying")
 
 
@@ -51,3 +54,36 @@ def test_a_stop_in_a_long_pause_exits_at_once_and_the_resumed_crawl_loses_nothin
         down["on"] = False
         resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
     assert listed_paths(resumed, server) == {"/", *PAGES}
+
+
+def test_a_stop_lets_page_requests_go_but_not_a_render_probe_waiting_behind_a_crawl_delay(
+    tmp_path: Path,
+) -> None:
+    """A ``Crawl-delay: 5`` site with script-built links: SIGTERM once its home page was fetched,
+    while the probe that renders it waits in the slot. The page requests are let go; the probe is
+    not (let go, it failed, the home page was judged by its static HTML and the resumed crawl
+    missed the page only a script links to)."""
+    routes = {**js_site(), "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=ROBOTS)}
+    dynamic = [(re.compile(r"/hang\.js"), _hang), (re.compile(r"/api/slow\.json"), _slow_json)]
+    with SiteServer(routes, dynamic=dynamic) as server:
+        settings = {"JOBDIR": str(tmp_path / "job"), "SITEMAP_RENDER_TIMEOUT": "3"}
+        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=auto", settings=settings)
+        process = subprocess.Popen(
+            args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 60
+        while "/" not in server.targets():
+            assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
+            time.sleep(0.05)
+        time.sleep(1.5)  # the home page is parsed, its probe and its links wait for the next 5 s
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=120)
+        assert process.returncode != 0, err[-3000:]
+        assert "waiting out the site's pause not sent" in err, err[-3000:]
+        assert "failed (the crawl stopped" not in err, err[-3000:]
+        # The resumed crawl without the delay, to keep the test short.
+        resumed = run_crawl(
+            server.origin + "/", tmp_path, "-a", "render=auto",
+            settings={**settings, "SITEMAP_MAX_CRAWL_DELAY": "0"}, timeout=300,
+        )  # fmt: skip
+    assert listed_paths(resumed, server) == RENDERED_LISTED

@@ -148,7 +148,7 @@ class Politeness:
             self._hold(request, *found)
 
     def response_downloaded(self, response: Response, request: Request) -> None:
-        if request.meta.get(meta.RENDER) or request.meta.get(meta.RESOURCE):
+        if meta.for_browser(request):
             return  # the browser's requests: rendering paces itself
         found = self._slot(request)
         if found is None:

@@ -165,7 +165,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         """Where this request's retries wait; None: Scrapy's own retries (not a page, or no crawl mode)."""
         if request.meta.get("dont_retry") or request.callback is NO_CALLBACK:
             return None  # robots.txt and other engine downloads: their caller waits for them
-        if request.meta.get(meta.RENDER) or request.meta.get(meta.RESOURCE):
+        if meta.for_browser(request):
             return None
         return self._mode_held()
 

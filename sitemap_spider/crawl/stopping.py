@@ -68,7 +68,7 @@ class PromptStop:
             kept = []
             while download_slot.queue:
                 request, waiting = download_slot.queue.popleft()
-                if request.meta.get(meta.RENDER) or request.meta.get(meta.RESOURCE):
+                if meta.for_browser(request):
                     kept.append((request, waiting))  # the browser's: its errback would judge the page
                     continue
                 waiting.errback(RetryLater(f"the crawl stopped while {key} was paused: not sent, not done"))

@@ -187,7 +187,7 @@ class PacingAutoThrottle(AutoThrottle):
             stalled = 0
             for request in slot.transferring:
                 since = in_flight[request] = seen.get(request, now)
-                if stall is not None and now - since > stall and not request.meta.get(meta.RENDER):
+                if stall is not None and now - since > stall and meta.RENDER not in request.meta:
                     stalled += 1
             if site is not None and site.lend(stalled, now):
                 # No public call for it: what the downloader runs when a download ends.
