@@ -6,6 +6,7 @@ because rendering is part of the product.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -375,3 +376,24 @@ def test_auto_without_a_browser_crawls_on_and_says_how_to_install_one(js_server:
     assert result.stderr.count("looked JavaScript-built") == 1
     assert "playwright install chromium" in result.stderr
     assert render_stats(result)["unavailable/inline_script"] == 8
+
+
+def test_a_probe_answered_with_an_error_page_is_a_failed_render_not_a_verdict(tmp_path: Path) -> None:
+    """The browser's fetch of the probed page gets a 503 (an outage between the static fetch and
+    the render): the error page is not the page's DOM. Judged against it, the probe "found
+    nothing", said so for the page's template, and logged nothing."""
+    answers = itertools.count()
+    home = _page("Home", '<div id="nav"></div><script>const a = document.createElement("a"); a.href = "/js-built";'
+                 'a.textContent = "built"; document.getElementById("nav").appendChild(a);</script>')  # fmt: skip
+    unavailable = Route(status=503, headers=(("Content-Type", HTML),), body=b"<html><body>busy</body></html>")
+
+    def home_then_busy(_request: SiteRequest) -> Route:
+        return unavailable if next(answers) == 1 else home  # the second request for "/": the browser's
+
+    routes = {"/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"")}
+    with SiteServer(routes, dynamic=[(re.compile(r"/$"), home_then_busy)]) as server:
+        result, listed = crawl(server, tmp_path, "auto")
+    assert listed == {"/"}  # judged by its static HTML, as any page whose render failed
+    stats = render_stats(result)
+    assert stats.get("failed") == 1 and not stats.get("probes"), stats
+    assert "Rendering http" in result.stderr and "failed (the browser got a 503)" in result.stderr

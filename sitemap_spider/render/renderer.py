@@ -244,6 +244,11 @@ class Renderer:
         if not isinstance(rendered, TextResponse):
             self.failed(response.url, "the browser returned no HTML")
             return None
+        if not 200 <= rendered.status < 300:
+            # An error page (a 503 in an outage, a 429) is not the page's DOM: judged against it, the
+            # probe "found nothing" and counted the page's template towards static judging.
+            self.failed(response.url, f"the browser got a {rendered.status}")
+            return None
         self._successes += 1
         self._inc(keys.RENDER_PROBES)
         return rendered
