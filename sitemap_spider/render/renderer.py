@@ -195,13 +195,10 @@ class Renderer:
             return self._keep_links(response, self._planned(reason, plan))
         if plan is Plan.SAMPLE:
             self._inc(keys.RENDER_SAMPLES)
-        if self._wanted(reason) is None:
+        rendered = None if self._wanted(reason) is None else await self._probe(response, reason)
+        if rendered is None:  # no browser, or the render failed: the static HTML is all there is
             self.learner.failed(signature)
             return self._keep_links(response, None)
-        rendered = await self._probe(response, reason)
-        if rendered is None:
-            self.learner.failed(signature)
-            return self._keep_links(response, None)  # the render failed: the static HTML is all there is
         gained = self.reading.gain(response, rendered)
         if navigation:  # kept for the next crawls only if its scripts wrote no link (known.py)
             self.known.learn(navigation, gained or not quiet_render(response, rendered), self.script_digests)
@@ -241,13 +238,11 @@ class Renderer:
         except Exception as exc:  # any failure of the browser: the page keeps its static HTML
             self.failed(response.url, str(exc) or type(exc).__name__)
             return None
-        if not isinstance(rendered, TextResponse):
-            self.failed(response.url, "the browser returned no HTML")
-            return None
-        if not 200 <= rendered.status < 300:
+        if not isinstance(rendered, TextResponse) or not 200 <= rendered.status < 300:
             # An error page (a 503 in an outage, a 429) is not the page's DOM: judged against it, the
             # probe "found nothing" and counted the page's template towards static judging.
-            self.failed(response.url, f"the browser got a {rendered.status}")
+            got = f"got a {rendered.status}" if isinstance(rendered, TextResponse) else "returned no HTML"
+            self.failed(response.url, f"the browser {got}")
             return None
         self._successes += 1
         self._inc(keys.RENDER_PROBES)
