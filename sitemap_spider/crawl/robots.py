@@ -43,6 +43,7 @@ from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.middlewares import page_report
 from sitemap_spider.crawl.politeness import response_retry_after
 from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater, fault_cause, retry_delay
+from sitemap_spider.crawl.stopping import closing
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -124,6 +125,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         """Fetch ``netloc``'s robots.txt, asking again while it fails (see the module's docstring)."""
         mode = self.crawler.spider.crawl_mode  # type: ignore[union-attr]
         origin = _crawl_origin(self.crawler, netloc)
+        ours = origin is not None  # the crawled site's robots.txt: the one the history keeps
         if origin is not None and mode.history is not None:
             self.noted = mode.history.note(ROBOTS_NOTE, origin)  # kept unless this crawl reads robots.txt
             mode.history_notes[ROBOTS_NOTE] = lambda: self.noted
@@ -156,7 +158,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                         and response.status != 429
                         and DATALOSS_FLAG not in response.flags
                     ):
-                        await self._read(response, netloc, request, origin is not None)
+                        await self._read(response, netloc, request, ours)
                         return
                     cause, retry_after = str(response.status), response_retry_after(response)
                 self._stats.inc_value(f"{keys.ROBOTS_UNAVAILABLE}{cause}")
@@ -178,7 +180,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                 logger.info("%s: still unknown when the crawl stopped; its waiting pages are not done", url)
                 self._settle(netloc, _STOPPED)
                 return
-            await self._fall_back(url, netloc, request, cause, tries)
+            await self._fall_back(url, netloc, request, cause, tries, self.noted if ours else None)
         except Exception as exc:  # robots.txt's own parsing, or a bug: its waiting requests must not hang
             logger.exception("Reading the robots.txt of %s failed; crawling it as if it had none", netloc)
             if isinstance(self._parsers.get(netloc), Deferred):
@@ -195,14 +197,16 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             self.noted = response.body[:_NOTE_BYTES].decode("utf-8", "replace")
         await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
 
-    async def _fall_back(self, url: str, netloc: str, request: Request, cause: str, tries: int) -> None:
-        """robots.txt failed every try: the last crawl's copy, else no rules."""
-        if self.noted is not None and _crawl_origin(self.crawler, netloc) is not None:
+    async def _fall_back(
+        self, url: str, netloc: str, request: Request, cause: str, tries: int, copy: str | None
+    ) -> None:
+        """robots.txt failed every try: the last crawl's ``copy``, else no rules."""
+        if copy is not None:
             logger.warning(
                 "%s: %s (%s); applying the robots.txt the last crawl read", url, cause, _tries(tries)
             )  # fmt: skip
             self._stats.inc_value(keys.ROBOTS_FROM_HISTORY)
-            parser = build_from_crawler(self._parserimpl, self.crawler, self.noted.encode())
+            parser = build_from_crawler(self._parserimpl, self.crawler, copy.encode())
             # As for a robots.txt just read: its Crawl-delay applies (crawl/politeness.py).
             await self.crawler.signals.send_catch_log_async(
                 signal=signals.robots_parsed, robotparser=parser, request=request
@@ -230,9 +234,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         return self._going()
 
     def _going(self) -> bool:
-        engine = self.crawler.engine
-        slot = getattr(engine, "_slot", None)  # Scrapy's: its ``closing`` is set once the spider closes
-        return engine is not None and engine.running and slot is not None and slot.closing is None
+        return not closing(self.crawler)
 
 
 def _crawl_origin(crawler: Crawler, netloc: str) -> str | None:

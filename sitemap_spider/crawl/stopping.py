@@ -58,8 +58,7 @@ class PromptStop:
 
     def _look(self) -> None:
         engine = self.crawler.engine
-        slot = getattr(engine, "_slot", None)  # Scrapy's: its ``closing`` is set once the spider closes
-        if engine is None or slot is None or slot.closing is None:
+        if engine is None or not closing(self.crawler):
             return
         let_go = 0
         for key, download_slot in engine.downloader.slots.items():
@@ -79,3 +78,10 @@ class PromptStop:
                 "Stopping: %d request(s) waiting out the site's pause not sent (not done: a resumed JOBDIR "
                 "crawl or the other workers fetch them)", let_go,
             )  # fmt: skip
+
+
+def closing(crawler: Crawler) -> bool:
+    """Whether the crawl is stopping: the engine stopped, or the spider closing (any reason)."""
+    engine = crawler.engine
+    slot = getattr(engine, "_slot", None)  # Scrapy's: its ``closing`` is set once the spider closes
+    return engine is None or not engine.running or slot is None or slot.closing is not None
