@@ -54,7 +54,10 @@ BACKOFF: Final = "sitemap/backoff/"
 #: ``sitemap/robots/unavailable/<cause>``: robots.txt tries that failed (5xx, 429, a refused or
 #: broken answer); nothing of its host is fetched meanwhile (crawl/robots.py).
 ROBOTS_UNAVAILABLE: Final = "sitemap/robots/unavailable/"
-#: robots.txt failed every try: the last crawl's copy applied ...
+#: robots.txt failed every try: the copy this crawl read before applied (a JOBDIR run it resumes,
+#: the first process of two) ...
+ROBOTS_FROM_CRAWL: Final = "sitemap/robots/from_this_crawl"
+#: ... or the last crawl's copy ...
 ROBOTS_FROM_HISTORY: Final = "sitemap/robots/from_history"
 #: ... or, with no copy, no rules (as Scrapy reads it).
 ROBOTS_NONE: Final = "sitemap/robots/none"

@@ -172,3 +172,44 @@ def test_a_crawl_stopped_while_robots_txt_fails_stops_at_once_and_resumes_with_n
         resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
     assert listed_paths(resumed, server) == {"/", "/a"}
     assert "/private/secret" not in server.target_order()
+
+
+def test_a_resumed_crawl_applies_the_robots_txt_its_stopped_run_read(tmp_path: Path) -> None:
+    """A first crawl (no history) with JOBDIR, stopped after its first page, resumed while robots.txt
+    fails for good: the robots.txt the stopped run read applies, not "no rules"."""
+    answer = {"robots": robots(RULES)}
+    settings = {"JOBDIR": str(tmp_path / "job"), "SITEMAP_HISTORY": "off", "SITEMAP_RETRY_TIMES": "1"}
+    with TimedServer(ROUTES, [("/robots.txt", lambda _request: answer["robots"])]) as server:
+        stopped = run_crawl(server.origin + "/", tmp_path, settings={**settings, "CLOSESPIDER_PAGECOUNT": "1"})
+        assert server.target_order() == ["/robots.txt", "/"], stopped.describe()
+        answer["robots"] = BROKEN
+        resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
+        order = server.target_order()
+    assert "Resuming the crawl" in resumed.stderr, resumed.describe()
+    assert listed_paths(resumed, server) == {"/", "/a"}
+    assert "/private/secret" not in order, order
+    assert resumed.stats.get("sitemap/robots/from_this_crawl") == 1, resumed.describe()
+    assert "applying the robots.txt this crawl read" in resumed.stderr
+
+
+def test_the_second_process_applies_the_robots_txt_the_first_one_read(tmp_path: Path) -> None:
+    """robots.txt answers the first process, then fails for good: the second process, which asks
+    it again, applies the one the first read (no history to fall back on)."""
+    count = 200
+    routes = {
+        "/": page("Home", *(f"/p{n}" for n in range(count))),
+        **{f"/p{n}": page(f"P{n}", f"/private/s{n}") for n in range(count)},
+        **{f"/private/s{n}": page(f"Secret {n}") for n in range(count)},
+    }
+    settings = {
+        "SITEMAP_WORKERS": "2", "SITEMAP_WORKERS_AFTER": "0", "SITEMAP_HISTORY": "off",
+        "SITEMAP_RETRY_TIMES": "0",
+    }  # fmt: skip
+    with TimedServer(routes, [("/robots.txt", in_turn(robots(RULES), BROKEN))]) as server:
+        result = run_crawl(server.origin + "/", tmp_path, settings=settings)
+        order = server.target_order()
+    assert result.stats.get("sitemap/workers") == 2, result.describe()
+    assert order.count("/robots.txt") == 2, order  # the second process's try failed
+    assert not [target for target in order if target.startswith("/private/")]
+    assert listed_paths(result, server) == {"/", *(f"/p{n}" for n in range(count))}
+    assert "[worker 2]" in result.stderr and "applying the robots.txt this crawl read" in result.stderr

@@ -36,6 +36,8 @@ MakeRequest = Callable[[str, "str | None"], "Request"]
 
 #: The setting that names the mode chooser.
 CHOOSER_SETTING = "SITEMAP_MODE_CHOOSER"
+#: The setting a second process of the crawl is given the crawl's notes in (Mode.crawl_note).
+CRAWL_NOTES_SETTING = "_SITEMAP_CRAWL_NOTES"
 
 
 class RetryHolder(Protocol):
@@ -113,6 +115,15 @@ class Mode(Protocol):
 
     def keep_previous(self, entry: SitemapEntry, record: PageRecord) -> None:
         """List a page of the last set as it was (it failed now), with its record."""
+        ...
+
+    def crawl_note(self, name: str) -> str | None:
+        """What this same crawl noted under ``name`` before this process: the run that a ``JOBDIR``
+        resume continues, or the process that started a second one. None if nothing."""
+        ...
+
+    def set_crawl_note(self, name: str, text: str) -> None:
+        """Note ``text`` under ``name`` for the rest of this crawl (see :meth:`crawl_note`)."""
         ...
 
 

@@ -10,8 +10,10 @@ less than ``SITEMAP_RETRY_DELAY``), each wait at most ``SITEMAP_MAX_BACKOFF``, a
 ``SITEMAP_RETRY_TIMES`` times more (15.5 s in all by default, unless ``Retry-After`` asks longer). Meanwhile nothing else of its host
 is fetched: the site's requests wait for it, as they wait for any robots.txt being fetched.
 
-If it still fails, the robots.txt the last published crawl read (kept with the crawl history)
-applies (its ``Crawl-delay`` too), as search engines keep using their last copy; without one,
+If it still fails, the robots.txt this crawl read already applies: the run that a ``JOBDIR``
+resume continues read it, or the first process read it for the second. Else the one the last
+published crawl read (kept with the crawl history) applies. Either copy brings its
+``Crawl-delay``, as search engines keep using their last copy; without one,
 no rules, as in Scrapy, with a warning: forbidding everything would publish nothing because of
 a broken robots.txt. A DNS failure or a timeout is not asked again (a timeout has waited
 ``DOWNLOAD_TIMEOUT``): the copy, or no rules, applies at once.
@@ -126,8 +128,14 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         mode = self.crawler.spider.crawl_mode  # type: ignore[union-attr]
         origin = _crawl_origin(self.crawler, netloc)
         ours = origin is not None  # the crawled site's robots.txt: the one the history keeps
+        # The copy that applies if every try fails: what this crawl read already (the run a JOBDIR
+        # resume continues, the process that started this one), else what the last crawl read.
+        copy = mode.crawl_note(ROBOTS_NOTE) if ours else None
+        earlier = copy is not None
         if origin is not None and mode.history is not None:
-            self.noted = mode.history.note(ROBOTS_NOTE, origin)  # kept unless this crawl reads robots.txt
+            if copy is None:
+                copy = mode.history.note(ROBOTS_NOTE, origin)
+            self.noted = copy  # kept unless this crawl reads robots.txt
             mode.history_notes[ROBOTS_NOTE] = lambda: self.noted
         # Read here, in a crawl: the commands' spiders (validate, audit) have no such settings.
         config = PolitenessConfig.from_settings(self.crawler.settings)
@@ -180,7 +188,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                 logger.info("%s: still unknown when the crawl stopped; its waiting pages are not done", url)
                 self._settle(netloc, _STOPPED)
                 return
-            await self._fall_back(url, netloc, request, cause, tries, self.noted if ours else None)
+            await self._fall_back(url, netloc, request, cause, tries, copy, earlier)
         except Exception as exc:  # robots.txt's own parsing, or a bug: its waiting requests must not hang
             logger.exception("Reading the robots.txt of %s failed; crawling it as if it had none", netloc)
             if isinstance(self._parsers.get(netloc), Deferred):
@@ -193,19 +201,21 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     async def _read(self, response: Response, netloc: str, request: Request, noted: bool) -> None:
         if noted:
-            # The first 500 KiB, as much as RFC 9309 (2.5) asks a crawler to read: a history note, not a file.
+            # The first 500 KiB, as much as RFC 9309 (2.5) asks a crawler to read: a note, not a file.
             self.noted = response.body[:_NOTE_BYTES].decode("utf-8", "replace")
+            self.crawler.spider.crawl_mode.set_crawl_note(ROBOTS_NOTE, self.noted)  # type: ignore[union-attr]
         await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
 
     async def _fall_back(
-        self, url: str, netloc: str, request: Request, cause: str, tries: int, copy: str | None
+        self, url: str, netloc: str, request: Request, cause: str, tries: int, copy: str | None, earlier: bool
     ) -> None:
-        """robots.txt failed every try: the last crawl's ``copy``, else no rules."""
+        """robots.txt failed every try: the ``copy`` this crawl (``earlier``) or the last one read, else no rules."""
         if copy is not None:
             logger.warning(
-                "%s: %s (%s); applying the robots.txt the last crawl read", url, cause, _tries(tries)
+                "%s: %s (%s); applying the robots.txt %s read", url, cause, _tries(tries),
+                "this crawl" if earlier else "the last crawl",
             )  # fmt: skip
-            self._stats.inc_value(keys.ROBOTS_FROM_HISTORY)
+            self._stats.inc_value(keys.ROBOTS_FROM_CRAWL if earlier else keys.ROBOTS_FROM_HISTORY)
             parser = build_from_crawler(self._parserimpl, self.crawler, copy.encode())
             # As for a robots.txt just read: its Crawl-delay applies (crawl/politeness.py).
             await self.crawler.signals.send_catch_log_async(

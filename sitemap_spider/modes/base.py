@@ -32,6 +32,7 @@ from twisted.internet import task
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl import report_facts as facts
+from sitemap_spider.crawl.mode import CRAWL_NOTES_SETTING
 from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.history.store import HistoryStore, Staging
 from sitemap_spider.modes.held import HeldRequests
@@ -103,6 +104,8 @@ class CrawlMode:
         crawler.signals.connect(self._move_counts, signal=signals.spider_idle)
         #: Retries waiting out a back-off, and pages kept for the last pass.
         self.held = HeldRequests(crawler, config.politeness.last_pass_delay)
+        #: What this crawl noted for its own later parts (Mode.crawl_note); a second process gets them.
+        self.crawl_notes: dict[str, str] = dict(crawler.settings.getdict(CRAWL_NOTES_SETTING))
         crawler.signals.connect(self._keep_open_for_held, signal=signals.spider_idle)
 
     @classmethod
@@ -246,6 +249,14 @@ class CrawlMode:
         if self.take(entry):
             self.store_entry(entry)
         self.observe(record)
+
+    def crawl_note(self, name: str) -> str | None:
+        """What this crawl noted under ``name`` before this process (a durable mode's earlier run, the leader's)."""
+        return self.crawl_notes.get(name)
+
+    def set_crawl_note(self, name: str, text: str) -> None:
+        """Note ``text`` for the rest of this crawl: a second process started later, a resumed run."""
+        self.crawl_notes[name] = text
 
     def _commit_history(self) -> dict[str, Any]:
         """Right after the publish: this crawl's records become the history; the report lists kept pages."""

@@ -109,6 +109,7 @@ class Resumable(DurableMode):
     """``JOBDIR``: frontier, seen set, entries and exclusions in one SQLite file; the same command resumes."""
 
     resume_hint = ". Run the same command again to resume"
+    state: CrawlState
     #: Scrapy's JOBDIR queue is lost on SIGKILL while its seen set is not: keep both in SQLite.
     scheduler = StateScheduler
 
@@ -118,6 +119,14 @@ class Resumable(DurableMode):
         state.start(fresh=state.start_urls() not in (None, list(target.start_urls)))
         state.set_start_urls(list(target.start_urls))
         self.state = state
+
+    def crawl_note(self, name: str) -> str | None:
+        # A note of this run, else of the run stopped before it: a fresh crawl's state has none.
+        return super().crawl_note(name) or self.state.note(name)
+
+    def set_crawl_note(self, name: str, text: str) -> None:
+        super().set_crawl_note(name, text)
+        self.state.set_note(name, text)
 
 
 class CrawlStateMiddleware:

@@ -188,6 +188,14 @@ class CrawlState:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES ('start_urls', ?)", (json.dumps(urls),))
         self.commit()
 
+    def note(self, name: str) -> str | None:
+        """What the crawl noted under ``name`` (Mode.crawl_note), kept for the run that resumes it."""
+        return self._meta(f"note:{name}")
+
+    def set_note(self, name: str, text: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"note:{name}", text))
+        self.commit()
+
     def mark_finished(self) -> None:
         """The crawl ended and its set was published: the next run starts over."""
         self._db.execute("INSERT OR REPLACE INTO meta VALUES ('finished', '1')")

@@ -129,7 +129,7 @@ class Leader(Workers):
         self._start_helper(queued)
 
     def _start_helper(self, queued: int) -> None:
-        started = spawn_helper(self.crawler, self.spider_kwargs)
+        started = spawn_helper(self.crawler, self.spider_kwargs, self.crawl_notes)
         if started is None:
             return
         self.process, ours = started

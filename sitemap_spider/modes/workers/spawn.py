@@ -18,10 +18,12 @@ from scrapy.extensions.throttle import AutoThrottle
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings, Settings
 
 from sitemap_spider import stats as keys
+from sitemap_spider.crawl.mode import CRAWL_NOTES_SETTING
 from sitemap_spider.crawl.politeness import Politeness
 from sitemap_spider.exiting import skip_exit_collection
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from multiprocessing.process import BaseProcess
 
     from scrapy import Spider
@@ -75,8 +77,13 @@ def slowed_down_now(crawler: Crawler, now: float | None = None) -> bool:
     return False
 
 
-def spawn_helper(crawler: Crawler, spider_kwargs: dict[str, Any]) -> tuple[BaseProcess, socket.socket] | None:
-    """Start the helper process: it and this process's end of their socket pair, or None if it failed."""
+def spawn_helper(
+    crawler: Crawler, spider_kwargs: dict[str, Any], notes: Mapping[str, str]
+) -> tuple[BaseProcess, socket.socket] | None:
+    """Start the helper process: it and this process's end of their socket pair, or None if it failed.
+
+    ``notes`` are the crawl's notes so far (Mode.crawl_note): the robots.txt this process read.
+    """
     settings = crawler.settings
     # What differs from Scrapy's defaults, which the helper's own Settings() starts from: the
     # defaults' deprecated names, handed over, were warned about as if the user had set them. By
@@ -94,6 +101,7 @@ def spawn_helper(crawler: Crawler, spider_kwargs: dict[str, Any]) -> tuple[BaseP
         TELNETCONSOLE_ENABLED=False,
         REMOTE_CONTROL_ENABLED=False,
         SITEMAP_REPORT=None,
+        **{CRAWL_NOTES_SETTING: dict(notes)},
     )
     ours, theirs = socket.socketpair()
     context = multiprocessing.get_context("spawn")
