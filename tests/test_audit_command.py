@@ -329,3 +329,23 @@ def test_the_audits_own_settings_and_which_of_them_s_overrides() -> None:
     assert settings.getfloat("SITEMAP_RETRY_DELAY") == 3.0  # -s names it
     assert settings.getfloat("SITEMAP_RETRY_LAST_PASS_DELAY") == 2.0
     assert settings.getfloat("SITEMAP_RETRY_BUDGET") == 30.0
+
+
+def test_a_robots_txt_failing_every_try_is_an_error_of_its_own(tmp_path: Path) -> None:
+    """robots.txt answers 503 throughout: the audit crawls as if there were none (as a crawl with
+    no earlier copy does) and says so first, since search engines stop crawling such a site."""
+    with SiteServer() as server:
+        o = server.origin
+        server.routes.update({
+            "/robots.txt": Route(status=503, headers=(("Content-Type", HTML),), body=b"<p>down for a deploy"),
+            "/current.xml": Route(headers=XML, body=urlset((o + "/", "2024-05-01"), (o + "/a", "2024-05-02"))),
+            "/": page("Home", links("/a")),
+            "/a": page("A", links("/"), headers=(("Last-Modified", "Thu, 02 May 2024 10:00:00 GMT"),)),
+        })  # fmt: skip
+        code, report, described = audit(o, "-a", f"sitemap={o}/current.xml", tmp_path=tmp_path)
+        asked = server.targets().count("/robots.txt")
+    assert code == 1, described
+    findings = report["findings"]
+    assert [f["rule"] for f in findings] == ["audit.robots_unavailable"], described
+    assert findings[0]["detail"].startswith(f"{o}/robots.txt: 503 x3. RFC 9309 reads that as"), findings
+    assert asked >= 3, asked  # the audit's first try and its SITEMAP_RETRY_TIMES (2)

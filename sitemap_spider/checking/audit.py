@@ -76,6 +76,8 @@ class CrawlEnd:
     reason: str
     depth_limit: int = 0
     depth_dropped: int = 0  # Scrapy's depth/request_ignored_count
+    #: How the site's robots.txt failed when every try did ("503 x3"), and the crawl read no rules.
+    robots_failed: str = ""
 
     @property
     def stopped(self) -> bool:
@@ -186,6 +188,13 @@ def compare(session: AuditSession, facts: CrawlFacts, start_url: str) -> Audited
     _check_uniform(session)
     if gaps:
         session.finding("audit.crawl_incomplete", None, None, _incomplete_detail(gaps, not_reached))
+    if facts.end.robots_failed:
+        session.finding(
+            "audit.robots_unavailable", None, None,
+            f"{site}/robots.txt: {facts.end.robots_failed}. RFC 9309 reads that as 'disallow everything' "
+            "until it answers, and search engines stop crawling the site; this audit crawled it as if it "
+            "had no robots.txt, so what robots.txt forbids (audit.robots) is not known",
+        )  # fmt: skip
     session.log.listed.sort(key=finding_order)
     return AuditedCrawl(facts.end, gaps, not_reached, missing, trap_like, traps.series)
 
@@ -253,7 +262,7 @@ def _report_unlisted(
 def finding_order(finding: Finding) -> tuple[int, int]:
     """Where a finding goes: what the crawl could not tell first, then the pages missing from the
     sitemaps, the broken listed URLs, the other warnings, and the trap-like pages last."""
-    if finding.rule == "audit.crawl_incomplete":
+    if finding.rule in ("audit.crawl_incomplete", "audit.robots_unavailable"):
         group = 0
     elif finding.rule == "audit.unlisted":
         group = 1

@@ -117,6 +117,9 @@ AUDIT_RULES: Final[dict[str, Rule]] = {
     "audit.noindex": Rule(E, "a listed URL says noindex (robots meta tag or X-Robots-Tag)"),
     "audit.canonical": Rule(E, "a listed URL names another URL as canonical"),
     "audit.robots": Rule(E, "a listed URL that robots.txt forbids"),
+    "audit.robots_unavailable": Rule(
+        E, "the site's robots.txt failed every try (5xx, 429, no answer): search engines stop crawling the site"
+    ),
     "audit.offsite": Rule(E, "a listed URL on another host than the site, or redirected to one"),
     "audit.not_listable": Rule(
         W, "a listed URL the crawl would leave out for another reason (not HTML, ...)"

@@ -26,6 +26,7 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.log import configure_logging
 from twisted.internet.defer import Deferred
 
+from sitemap_spider import stats as keys
 from sitemap_spider.checking.audit import AuditedCrawl, AuditSession, CrawlEnd, compare, crawl_facts, url_key
 from sitemap_spider.checking.audit_output import terminal_lines, where_all_are
 from sitemap_spider.checking.report import as_json, as_text, exit_code, summary
@@ -196,8 +197,26 @@ class Command(ScrapyCommand):
 def crawl_end(mode: CollectingMode) -> CrawlEnd:
     """How the audit's crawl ended, from its mode, settings and stats."""
     crawler = mode.crawler
-    dropped = crawler.stats.get_value("depth/request_ignored_count", 0) if crawler.stats is not None else 0
-    return CrawlEnd(mode.end_reason or "unknown", crawler.settings.getint("DEPTH_LIMIT"), int(dropped))
+    stats = crawler.stats.get_stats() if crawler.stats is not None else {}
+    dropped = stats.get("depth/request_ignored_count", 0)
+    return CrawlEnd(
+        mode.end_reason or "unknown",
+        crawler.settings.getint("DEPTH_LIMIT"),
+        int(dropped),
+        _robots_failed(stats),
+    )
+
+
+def _robots_failed(stats: dict[str, Any]) -> str:
+    """How the site's robots.txt failed, when every try did and the crawl read no rules (crawl/robots.py)."""
+    if not stats.get(keys.ROBOTS_NONE):
+        return ""
+    tries = sorted(
+        (k.removeprefix(keys.ROBOTS_UNAVAILABLE), n)
+        for k, n in stats.items()
+        if k.startswith(keys.ROBOTS_UNAVAILABLE)
+    )
+    return ", ".join(f"{cause} x{count}" for cause, count in tries) or "no answer"
 
 
 class AuditedSiteSpider(SitemapSpider):
