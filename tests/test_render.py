@@ -378,22 +378,45 @@ def test_auto_without_a_browser_crawls_on_and_says_how_to_install_one(js_server:
     assert render_stats(result)["unavailable/inline_script"] == 8
 
 
-def test_a_probe_answered_with_an_error_page_is_a_failed_render_not_a_verdict(tmp_path: Path) -> None:
-    """The browser's fetch of the probed page gets a 503 (an outage between the static fetch and
-    the render): the error page is not the page's DOM. Judged against it, the probe "found
-    nothing", said so for the page's template, and logged nothing."""
+BUILDS_A_LINK = _page(
+    "Home", '<div id="nav"></div><script>const a = document.createElement("a"); a.href = "/js-built";'
+    'a.textContent = "built"; document.getElementById("nav").appendChild(a);</script>',
+)
+BUSY = Route(status=503, headers=(("Content-Type", HTML),), body=b"<html><body>busy</body></html>")
+
+
+def _home_busy_for(browser_requests: int) -> SiteServer:
+    """A site whose home page builds a link with a script; the browser's first requests for it get a 503."""
     answers = itertools.count()
-    home = _page("Home", '<div id="nav"></div><script>const a = document.createElement("a"); a.href = "/js-built";'
-                 'a.textContent = "built"; document.getElementById("nav").appendChild(a);</script>')  # fmt: skip
-    unavailable = Route(status=503, headers=(("Content-Type", HTML),), body=b"<html><body>busy</body></html>")
 
-    def home_then_busy(_request: SiteRequest) -> Route:
-        return unavailable if next(answers) == 1 else home  # the second request for "/": the browser's
+    def home(_request: SiteRequest) -> Route:
+        # The first request for "/" is the static fetch; the next ones are the browser's.
+        return BUSY if 1 <= next(answers) <= browser_requests else BUILDS_A_LINK
 
-    routes = {"/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b"")}
-    with SiteServer(routes, dynamic=[(re.compile(r"/$"), home_then_busy)]) as server:
+    routes = {"/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""), "/js-built": _page("Built", "")}
+    return SiteServer(routes, dynamic=[(re.compile(r"/$"), home)])
+
+
+def test_a_probe_answered_with_an_error_page_is_a_failed_render_not_a_verdict(tmp_path: Path) -> None:
+    """The browser's fetch of the probed page gets a 503 for every try (an outage between the
+    static fetch and the render): the error page is not the page's DOM. Judged against it, the
+    probe "found nothing", said so for the page's template, and logged nothing."""
+    with _home_busy_for(3) as server:  # the render and its two renders again (SITEMAP_RETRY_TIMES=2)
         result, listed = crawl(server, tmp_path, "auto")
     assert listed == {"/"}  # judged by its static HTML, as any page whose render failed
     stats = render_stats(result)
     assert stats.get("failed") == 1 and not stats.get("probes"), stats
     assert "Rendering http" in result.stderr and "failed (the browser got a 503)" in result.stderr
+
+
+def test_a_render_answered_with_a_fault_is_rendered_again_after_a_back_off(tmp_path: Path) -> None:
+    """The browser's first fetch of the page gets a 503; the render is asked again, and the link
+    only the page's script builds is found and listed in this crawl, not the next one."""
+    with _home_busy_for(1) as server:
+        result, listed = crawl(server, tmp_path, "auto", settings={"LOG_LEVEL": "DEBUG"})
+        asked = server.targets().count("/")
+    assert listed == {"/", "/js-built"}, result.describe()
+    stats = render_stats(result)
+    assert stats.get("probes") == 1 and not stats.get("failed"), stats
+    assert "the server answered 503; rendered again in" in result.stderr
+    assert asked == 3, asked  # the static fetch, the render, the render again

@@ -7,14 +7,28 @@ renders a page (a static site, most of them) would pay for nothing: 5 to 10% of
 a 500-page blog's crawl (bench/render_bench.py). This handler is Scrapy's
 HTTP/1.1 handler; it imports, builds and starts the browser's handler
 (render/handler.py) only when the first page to render reaches it.
+
+A render the server answered with a fault (503, 429, 502, 504: an outage between the page's
+static fetch and its render) is rendered again after a page's back-off, at most
+:data:`RENDER_RETRIES` times (and ``SITEMAP_RETRY_TIMES``), unless the crawl is stopping: an
+error page is not the page's DOM, and a page whose render failed is judged by its static HTML,
+losing the links only its scripts build.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import random
 from typing import TYPE_CHECKING
 
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.utils.asyncio import sleep
+
+from sitemap_spider.config import PolitenessConfig
+from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, response_retry_after
+from sitemap_spider.crawl.retries import retry_delay
+from sitemap_spider.crawl.stopping import closing
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -22,6 +36,11 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from sitemap_spider.render.handler import PooledPlaywrightDownloadHandler
+
+logger = logging.getLogger(__name__)
+
+#: Renders again of a page whose render the server answered with a fault (a render is costly).
+RENDER_RETRIES = 2
 
 
 class RenderingDownloadHandler(HTTP11DownloadHandler):
@@ -31,6 +50,7 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
         super().__init__(crawler)
         self._browser_handler: PooledPlaywrightDownloadHandler | None = None
         self._building = asyncio.Lock()
+        self._politeness = PolitenessConfig.from_settings(crawler.settings)
 
     async def download_request(self, request: Request) -> Response:
         if not request.meta.get("playwright"):
@@ -47,8 +67,24 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
                         # Started or not, once: after a failed start renders fail, and the renderer
                         # gives up on the browser after a few; closed with this handler.
                         self._browser_handler = handler
-        response: Response = await self._browser_handler.download_request(request)
-        return response
+        return await self._render(self._browser_handler, request)
+
+    async def _render(self, handler: PooledPlaywrightDownloadHandler, request: Request) -> Response:
+        """The browser's render of ``request``, rendered again while the server answers it with a fault."""
+        config = self._politeness
+        for retry in range(1, min(RENDER_RETRIES, config.retry_times) + 1):
+            response: Response = await handler.download_request(request)
+            if response.status not in TRANSIENT_STATUSES or closing(self.crawler):
+                return response
+            wait = retry_delay(
+                retry, config.retry_delay, config.max_backoff, response_retry_after(response),
+                random.uniform(0.5, 1.5),
+            )  # fmt: skip
+            logger.debug("Rendering %s: the server answered %d; rendered again in %.1f s", request.url,
+                         response.status, wait)  # fmt: skip
+            await sleep(wait)
+        last: Response = await handler.download_request(request)
+        return last
 
     async def close(self) -> None:
         await super().close()
