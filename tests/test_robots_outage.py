@@ -213,3 +213,25 @@ def test_the_second_process_applies_the_robots_txt_the_first_one_read(tmp_path: 
     assert not [target for target in order if target.startswith("/private/")]
     assert listed_paths(result, server) == {"/", *(f"/p{n}" for n in range(count))}
     assert "[worker 2]" in result.stderr and "applying the robots.txt this crawl read" in result.stderr
+
+
+def test_a_robots_txt_over_500_kib_is_read_as_far_by_the_crawl_and_by_its_copy(tmp_path: Path) -> None:
+    """Google reads the first 500 KiB of a robots.txt (RFC 9309 asks for at least that much): a rule
+    past them applies neither in the crawl nor in the copy that a later crawl (or the crawl's second
+    process) applies when robots.txt fails. Before, the crawl read all of it and the copy 500 KiB."""
+    filler = "".join(f"# line {n:06d} of a robots.txt grown by a plugin\n" for n in range(14_000))
+    big = RULES + filler + "Disallow: /a\n"
+    assert len(big.encode()) > 500 * 1024
+    answer = {"robots": robots(big)}
+    with TimedServer(ROUTES, [("/robots.txt", lambda _request: answer["robots"])]) as server:
+        first = run_crawl(server.origin + "/", tmp_path)
+        listed_first = listed_paths(first, server)  # read now: the second crawl publishes in its place
+        answer["robots"] = BROKEN
+        served = len(server.target_order())
+        second = run_crawl(server.origin + "/", tmp_path)
+        recrawl = server.target_order()[served:]
+    assert listed_first == {"/", "/a"}, first.describe()
+    assert "KiB: its first 500 KiB are read" in first.stderr
+    assert listed_paths(second, server) == {"/", "/a"}
+    assert "/private/secret" not in recrawl
+    assert second.stats.get("sitemap/robots/from_history") == 1

@@ -57,8 +57,8 @@ logger = logging.getLogger(__name__)
 #: The history note (HistoryStore.note) of the robots.txt the crawl read: what a later crawl
 #: applies when robots.txt fails for all its tries.
 ROBOTS_NOTE = "robots"
-#: How much of robots.txt the note keeps, in bytes.
-_NOTE_BYTES = 500 * 1024
+#: How much of a robots.txt is read (and noted), in bytes: RFC 9309's floor, Google's limit.
+_READ_BYTES = 500 * 1024
 #: How often a wait between tries looks whether the crawl is stopping, in seconds.
 _STOP_CHECK_SECONDS = 0.25
 
@@ -200,9 +200,16 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         )
 
     async def _read(self, response: Response, netloc: str, request: Request, noted: bool) -> None:
+        body = read_part(response.body)
+        if len(body) < len(response.body):
+            logger.warning(
+                "%s is %d KiB: its first %d KiB are read, as Google reads them (RFC 9309 2.5)",
+                response.url, len(response.body) // 1024, _READ_BYTES // 1024,
+            )  # fmt: skip
+            response = response.replace(body=body)
         if noted:
-            # The first 500 KiB, as much as RFC 9309 (2.5) asks a crawler to read: a note, not a file.
-            self.noted = response.body[:_NOTE_BYTES].decode("utf-8", "replace")
+            # What is parsed is what is noted: the copy a later part of the crawl, or a later crawl, applies.
+            self.noted = body.decode("utf-8-sig", "ignore")  # as Scrapy's parser (Protego) decodes it
             self.crawler.spider.crawl_mode.set_crawl_note(ROBOTS_NOTE, self.noted)  # type: ignore[union-attr]
         await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
 
@@ -245,6 +252,15 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     def _going(self) -> bool:
         return not closing(self.crawler)
+
+
+def read_part(body: bytes) -> bytes:
+    """The part of a robots.txt that is read: all of it up to 500 KiB, else its first 500 KiB cut
+    after the last whole line in them (RFC 9309 2.5 asks a crawler to read at least that much)."""
+    if len(body) <= _READ_BYTES:
+        return body
+    end = body.rfind(b"\n", 0, _READ_BYTES)
+    return body[: end + 1] if end >= 0 else body[:_READ_BYTES]
 
 
 def _crawl_origin(crawler: Crawler, netloc: str) -> str | None:
