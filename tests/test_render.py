@@ -10,6 +10,8 @@ import itertools
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.render.browser import find_browser
-from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
 from tests.site_server import HTML, SiteServer, html_page
 from tests.site_spec import Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
@@ -385,13 +387,13 @@ BUILDS_A_LINK = _page(
 BUSY = Route(status=503, headers=(("Content-Type", HTML),), body=b"<html><body>busy</body></html>")
 
 
-def _home_busy_for(browser_requests: int) -> SiteServer:
+def _home_busy_for(browser_requests: int, busy: Route = BUSY) -> SiteServer:
     """A site whose home page builds a link with a script; the browser's first requests for it get a 503."""
     answers = itertools.count()
 
     def home(_request: SiteRequest) -> Route:
         # The first request for "/" is the static fetch; the next ones are the browser's.
-        return BUSY if 1 <= next(answers) <= browser_requests else BUILDS_A_LINK
+        return busy if 1 <= next(answers) <= browser_requests else BUILDS_A_LINK
 
     routes = {"/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""), "/js-built": _page("Built", "")}
     return SiteServer(routes, dynamic=[(re.compile(r"/$"), home)])
@@ -418,5 +420,40 @@ def test_a_render_answered_with_a_fault_is_rendered_again_after_a_back_off(tmp_p
     assert listed == {"/", "/js-built"}, result.describe()
     stats = render_stats(result)
     assert stats.get("probes") == 1 and not stats.get("failed"), stats
-    assert "the server answered 503; rendered again in" in result.stderr
+    assert "the server answered 503; rendered again after" in result.stderr
     assert asked == 3, asked  # the static fetch, the render, the render again
+
+
+def test_a_render_asked_to_wait_long_is_not_rendered_again(tmp_path: Path) -> None:
+    """Retry-After: 30 on the browser's fetch: the wait would hold a place of the site and a browser
+    tab for half a minute; the page is judged by its static HTML instead, at once."""
+    busy = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "30")), body=b"<p>busy")
+    started = time.monotonic()
+    with _home_busy_for(1, busy) as server:
+        result, listed = crawl(server, tmp_path, "auto")
+        asked = server.targets().count("/")
+    assert time.monotonic() - started < 20, result.describe()
+    assert listed == {"/"}
+    assert asked == 2, asked  # the static fetch and the render: not rendered again
+    assert render_stats(result).get("failed") == 1
+
+
+def test_a_stop_does_not_wait_for_a_render_again(tmp_path: Path) -> None:
+    """SIGTERM while a render waits to be rendered again (Retry-After: 4): the crawl stops at once,
+    and the page is not rendered after the stop."""
+    busy = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "4")), body=b"<p>busy")
+    with _home_busy_for(10, busy) as server:
+        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=auto", settings={"SITEMAP_RENDER_TIMEOUT": "3"})
+        process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while server.targets().count("/") < 2:  # the static fetch, then the browser's
+            assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
+            time.sleep(0.05)
+        time.sleep(1)  # in the 4 s wait
+        stopped = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+        took = time.monotonic() - stopped
+        asked = server.targets().count("/")
+    assert took < 2.5, (took, stderr[-3000:])
+    assert asked == 2, asked

@@ -10,9 +10,11 @@ HTTP/1.1 handler; it imports, builds and starts the browser's handler
 
 A render the server answered with a fault (503, 429, 502, 504: an outage between the page's
 static fetch and its render) is rendered again after a page's back-off, at most
-:data:`RENDER_RETRIES` times (and ``SITEMAP_RETRY_TIMES``), unless the crawl is stopping: an
-error page is not the page's DOM, and a page whose render failed is judged by its static HTML,
-losing the links only its scripts build.
+:data:`RENDER_RETRIES` times (and ``SITEMAP_RETRY_TIMES``): an error page is not the page's DOM,
+and a page whose render failed is judged by its static HTML, losing the links only its scripts
+build. Not when the back-off (a ``Retry-After``) is longer than :data:`RENDER_MAX_WAIT`: the wait
+holds one of the site's places and a browser tab, and the page still has its static HTML. A stop
+ends the wait at once, with the render failed.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
@@ -41,6 +44,10 @@ logger = logging.getLogger(__name__)
 
 #: Renders again of a page whose render the server answered with a fault (a render is costly).
 RENDER_RETRIES = 2
+#: The longest wait before a render again, in seconds.
+RENDER_MAX_WAIT = 5.0
+#: How often a wait looks whether the crawl is stopping, in seconds.
+_STOP_CHECK_SECONDS = 0.25
 
 
 class RenderingDownloadHandler(HTTP11DownloadHandler):
@@ -74,17 +81,25 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
         config = self._politeness
         for retry in range(1, min(RENDER_RETRIES, config.retry_times) + 1):
             response: Response = await handler.download_request(request)
-            if response.status not in TRANSIENT_STATUSES or closing(self.crawler):
+            if response.status not in TRANSIENT_STATUSES:
                 return response
             wait = retry_delay(
                 retry, config.retry_delay, config.max_backoff, response_retry_after(response),
                 random.uniform(0.5, 1.5),
             )  # fmt: skip
-            logger.debug("Rendering %s: the server answered %d; rendered again in %.1f s", request.url,
+            if wait > RENDER_MAX_WAIT or not await self._wait(wait):
+                return response  # a failed render: the page is judged by its static HTML
+            logger.debug("Rendering %s: the server answered %d; rendered again after %.1f s", request.url,
                          response.status, wait)  # fmt: skip
-            await sleep(wait)
         last: Response = await handler.download_request(request)
         return last
+
+    async def _wait(self, seconds: float) -> bool:
+        """Sleep ``seconds`` in short steps; False as soon as the crawl is stopping."""
+        end = monotonic() + seconds
+        while not closing(self.crawler) and (left := end - monotonic()) > 0:
+            await sleep(min(_STOP_CHECK_SECONDS, left))
+        return not closing(self.crawler)
 
     async def close(self) -> None:
         await super().close()
