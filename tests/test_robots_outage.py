@@ -13,6 +13,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.crawl_fixtures import REPO_ROOT, crawl_command, run_crawl
 from tests.site_server import HTML
 from tests.site_spec import Route, SiteRequest
@@ -215,12 +217,20 @@ def test_the_second_process_applies_the_robots_txt_the_first_one_read(tmp_path: 
     assert "[worker 2]" in result.stderr and "applying the robots.txt this crawl read" in result.stderr
 
 
-def test_a_robots_txt_over_500_kib_is_read_as_far_by_the_crawl_and_by_its_copy(tmp_path: Path) -> None:
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_a_robots_txt_over_500_kib_is_read_as_far_by_the_crawl_and_by_its_copy(tmp_path: Path, end: str) -> None:
     """Google reads the first 500 KiB of a robots.txt (RFC 9309 asks for at least that much): a rule
     past them applies neither in the crawl nor in the copy that a later crawl (or the crawl's second
-    process) applies when robots.txt fails. Before, the crawl read all of it and the copy 500 KiB."""
-    filler = "".join(f"# line {n:06d} of a robots.txt grown by a plugin\n" for n in range(14_000))
-    big = RULES + filler + "Disallow: /a\n"
+    process) applies when robots.txt fails. Before, the crawl read all of it and the copy 500 KiB.
+    The cut comes after a whole line, whatever ends its lines (a cut inside "Disallow: /private/x"
+    reads "Disallow: /")."""
+    head = RULES.replace("\n", end)
+    # Rules of one length, placed so that byte 500 KiB falls right after the "Disallow: /" of one.
+    rule, limit = (lambda n: f"Disallow: /archive/{n:06d}/{end}"), 500 * 1024 - len("Disallow: /")
+    count = (limit - len(head) - 40) // len(rule(0))
+    pad = limit - len(head) - count * len(rule(0))
+    big = head + "#" * (pad - len(end)) + end + "".join(map(rule, range(count + 400))) + "Disallow: /a" + end
+    assert big.encode()[: 500 * 1024].endswith(b"Disallow: /")
     assert len(big.encode()) > 500 * 1024
     answer = {"robots": robots(big)}
     with TimedServer(ROUTES, [("/robots.txt", lambda _request: answer["robots"])]) as server:
@@ -231,7 +241,7 @@ def test_a_robots_txt_over_500_kib_is_read_as_far_by_the_crawl_and_by_its_copy(t
         second = run_crawl(server.origin + "/", tmp_path)
         recrawl = server.target_order()[served:]
     assert listed_first == {"/", "/a"}, first.describe()
-    assert "KiB: its first 500 KiB are read" in first.stderr
+    assert "bytes: its first 500 KiB are read" in first.stderr
     assert listed_paths(second, server) == {"/", "/a"}
     assert "/private/secret" not in recrawl
     assert second.stats.get("sitemap/robots/from_history") == 1

@@ -203,13 +203,15 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         body = read_part(response.body)
         if len(body) < len(response.body):
             logger.warning(
-                "%s is %d KiB: its first %d KiB are read, as Google reads them (RFC 9309 2.5)",
-                response.url, len(response.body) // 1024, _READ_BYTES // 1024,
+                "%s has %d bytes: its first 500 KiB are read (%d bytes, up to the last whole line), as "
+                "Google reads them (RFC 9309 2.5)", response.url, len(response.body), len(body),
             )  # fmt: skip
             response = response.replace(body=body)
         if noted:
             # What is parsed is what is noted: the copy a later part of the crawl, or a later crawl, applies.
-            self.noted = body.decode("utf-8-sig", "ignore")  # as Scrapy's parser (Protego) decodes it
+            # Bytes Scrapy's parser (Protego, UTF-8 with errors ignored) reads alike; a BOM is kept,
+            # and stripped when the copy is parsed, as when the body was.
+            self.noted = body.decode("utf-8", "ignore")
             self.crawler.spider.crawl_mode.set_crawl_note(ROBOTS_NOTE, self.noted)  # type: ignore[union-attr]
         await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
 
@@ -256,10 +258,11 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
 
 def read_part(body: bytes) -> bytes:
     """The part of a robots.txt that is read: all of it up to 500 KiB, else its first 500 KiB cut
-    after the last whole line in them (RFC 9309 2.5 asks a crawler to read at least that much)."""
+    after the last whole line in them (RFC 9309 2.5 asks a crawler to read at least that much; a
+    line ends with CR, LF or both)."""
     if len(body) <= _READ_BYTES:
         return body
-    end = body.rfind(b"\n", 0, _READ_BYTES)
+    end = max(body.rfind(b"\n", 0, _READ_BYTES), body.rfind(b"\r", 0, _READ_BYTES))
     return body[: end + 1] if end >= 0 else body[:_READ_BYTES]
 
 
