@@ -438,22 +438,29 @@ def test_a_render_asked_to_wait_long_is_not_rendered_again(tmp_path: Path) -> No
     assert render_stats(result).get("failed") == 1
 
 
-def test_a_stop_does_not_wait_for_a_render_again(tmp_path: Path) -> None:
-    """SIGTERM while a render waits to be rendered again (Retry-After: 4): the crawl stops at once,
-    and the page is not rendered after the stop."""
+def test_a_stop_does_not_wait_for_a_render_again_and_the_resumed_crawl_renders_the_page(tmp_path: Path) -> None:
+    """SIGTERM while a page's render waits to be rendered again (Retry-After: 4, render=always,
+    JOBDIR): the crawl stops at once, renders nothing after the stop, and leaves the page not done;
+    the same command, once the site answers, renders it and lists the link its script builds."""
     busy = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "4")), body=b"<p>busy")
-    with _home_busy_for(10, busy) as server:
-        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=auto", settings={"SITEMAP_RENDER_TIMEOUT": "3"})
+    settings = {"SITEMAP_RENDER_TIMEOUT": "3", "JOBDIR": str(tmp_path / "job")}
+    with _home_busy_for(1, busy) as server:
+        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
         process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while server.targets().count("/") < 2:  # the static fetch, then the browser's
             assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
             time.sleep(0.05)
-        time.sleep(1)  # in the 4 s wait
+        time.sleep(1.5)  # in the 4 s wait
         stopped = time.monotonic()
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
         took = time.monotonic() - stopped
         asked = server.targets().count("/")
+        resumed = run_crawl(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
     assert took < 2.5, (took, stderr[-3000:])
     assert asked == 2, asked
+    assert "Resuming the crawl" in resumed.stderr, resumed.describe()
+    assert {url["loc"][len(server.origin) :] for url in read_sitemap_set(resumed.output_dir, server.origin + "/")} == {
+        "/", "/js-built"
+    }, resumed.describe()

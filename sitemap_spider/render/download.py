@@ -14,7 +14,10 @@ static fetch and its render) is rendered again after a page's back-off, at most
 and a page whose render failed is judged by its static HTML, losing the links only its scripts
 build. Not when the back-off (a ``Retry-After``) is longer than :data:`RENDER_MAX_WAIT`: the wait
 holds one of the site's places and a browser tab, and the page still has its static HTML. A stop
-ends the wait at once, with the render failed.
+ends the wait at once. A page's render is then left not done (a held retry,
+:class:`~sitemap_spider.crawl.retries.RetryLater`): a ``JOBDIR`` or Redis crawl renders it when it
+resumes. A probe, which its page's callback awaits, is rendered again at once instead: the page is
+done when the probe is.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from scrapy.utils.asyncio import sleep
 
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, response_retry_after
-from sitemap_spider.crawl.retries import retry_delay
+from sitemap_spider.crawl.retries import RetryLater, retry_delay
 from sitemap_spider.crawl.stopping import closing
 
 if TYPE_CHECKING:
@@ -87,8 +90,12 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
                 retry, config.retry_delay, config.max_backoff, response_retry_after(response),
                 random.uniform(0.5, 1.5),
             )  # fmt: skip
-            if wait > RENDER_MAX_WAIT or not await self._wait(wait):
+            if wait > RENDER_MAX_WAIT:
                 return response  # a failed render: the page is judged by its static HTML
+            if not await self._wait(wait) and request.callback is not None:
+                # Not done: with JOBDIR or Redis the page is rendered when the crawl resumes.
+                raise RetryLater(f"the crawl stopped while {request.url} waited to be rendered again")
+            # A probe (no callback: its page's own callback awaits it) is rendered again at once.
             logger.debug("Rendering %s: the server answered %d; rendered again after %.1f s", request.url,
                          response.status, wait)  # fmt: skip
         last: Response = await handler.download_request(request)

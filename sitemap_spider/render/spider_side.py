@@ -18,6 +18,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.links import DENY_EXTENSIONS, LINK_ATTRS, LINK_TAGS
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
+from sitemap_spider.crawl.retries import RetryLater
 from sitemap_spider.render.known import ScriptSetKnowledge
 from sitemap_spider.render.renderer import HANDED_OVER, PageReading, Renderer
 from sitemap_spider.sitemaps import normalize_url
@@ -141,6 +142,8 @@ class RenderingMixin:
     def on_render_error(self, failure: Failure) -> Iterator[Request]:
         """A page the browser could not render is judged by its static HTML."""
         request: Request = failure.request  # type: ignore[attr-defined]
+        if isinstance(failure.value, RetryLater):
+            return  # the crawl stopped before the render again: not done (render/download.py)
         url = request.meta[meta.RENDER]["url"]
         self.renderer.failed(url, failure.getErrorMessage())
         yield self._static_request(url)
