@@ -19,10 +19,10 @@ from tests.sitemap_check import read_sitemap_set
 
 
 def _crawl(origin: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    # As the README has it: no REMOTE_CONTROL_ENABLED or TELNETCONSOLE_ENABLED given (both off by default).
     args = [
         sys.executable, "-m", "scrapy", "crawl", "sitemap", "-a", f"url={origin}/",
         "-s", f"SITEMAP_OUTPUT_DIR={tmp_path / 'sitemaps'}", "-s", "SITEMAP_HISTORY=off",
-        "-s", "REMOTE_CONTROL_ENABLED=False", "-s", "TELNETCONSOLE_ENABLED=False",
         *(arg for name, value in QUICK_RETRIES.items() for arg in ("-s", f"{name}={value}")),
         *extra,
     ]  # fmt: skip
@@ -48,6 +48,9 @@ def test_the_first_command_prints_a_summary_not_the_pages(tmp_path: Path) -> Non
 
     assert loud.returncode == 0, loud.stderr[-3000:]
     assert loud.stderr.count("Crawled (200)") >= len(listed)
+    # A scheduled crawl opens no port: neither Scrapy's telnet console nor its remote control.
+    assert "Telnet console listening" not in loud.stderr and "Remote control HTTP server" not in loud.stderr
+    assert "scrapy.extensions.telnet.TelnetConsole" not in loud.stderr.split("Enabled extensions:")[1][:3000]
     assert "Enabled downloader middlewares" in loud.stderr and "Dumping Scrapy stats" in loud.stderr
     # An entry reads as its URL and lastmod, not as every field with the internal digest.
     scraped = [line for line in loud.stderr.splitlines() if line.startswith("<SitemapEntry ")]
