@@ -26,7 +26,6 @@ when the crawl resumes, under the robots.txt it reads then.
 from __future__ import annotations
 
 import logging
-from time import monotonic
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
@@ -34,7 +33,6 @@ from scrapy import Request, signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import CannotResolveHostError, DownloadTimeoutError, IgnoreRequest
 from scrapy.http.request import NO_CALLBACK
-from scrapy.utils.asyncio import sleep
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -45,7 +43,7 @@ from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.middlewares import page_report
 from sitemap_spider.crawl.politeness import response_retry_after
 from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater, fault_cause, retry_delay
-from sitemap_spider.crawl.stopping import closing
+from sitemap_spider.crawl.stopping import closing, wait_unless_stopping
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -59,8 +57,6 @@ logger = logging.getLogger(__name__)
 ROBOTS_NOTE = "robots"
 #: How much of a robots.txt is read (and noted), in bytes: RFC 9309's floor, Google's limit.
 _READ_BYTES = 500 * 1024
-#: How often a wait between tries looks whether the crawl is stopping, in seconds.
-_STOP_CHECK_SECONDS = 0.25
 
 
 class _Unknown:
@@ -182,7 +178,7 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                     "%s: %s; nothing of %s is fetched before it answers (RFC 9309): asked again in %.1f s",
                     url, cause, netloc, wait,
                 )  # fmt: skip
-                if not await self._wait(wait):
+                if not await wait_unless_stopping(self.crawler, wait):
                     break
             if not self._going():
                 logger.info("%s: still unknown when the crawl stopped; its waiting pages are not done", url)
@@ -244,13 +240,6 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         assert isinstance(pending, Deferred)
         self._parsers[netloc] = parser
         pending.callback(parser)
-
-    async def _wait(self, seconds: float) -> bool:
-        """Sleep ``seconds``, in short steps; False as soon as the crawl is stopping."""
-        end = monotonic() + seconds
-        while self._going() and (left := end - monotonic()) > 0:
-            await sleep(min(_STOP_CHECK_SECONDS, left))
-        return self._going()
 
     def _going(self) -> bool:
         return not closing(self.crawler)

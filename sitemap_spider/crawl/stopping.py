@@ -15,10 +15,11 @@ are the browser's (rendering paces itself).
 from __future__ import annotations
 
 import logging
+from time import monotonic
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import signals
-from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.asyncio import create_looping_call, sleep
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider.crawl.retries import RetryLater
@@ -31,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 #: A slot's delay between requests from which its waiting requests are let go at a stop, in seconds.
 LONG_DELAY = 1.0
-#: How often the engine is looked at for a close, in seconds.
+#: How often the engine is looked at for a close (here, and by a wait), in seconds.
 CHECK_SECONDS = 0.25
 
 
@@ -85,3 +86,11 @@ def closing(crawler: Crawler) -> bool:
     engine = crawler.engine
     slot = getattr(engine, "_slot", None)  # Scrapy's: its ``closing`` is set once the spider closes
     return engine is None or not engine.running or slot is None or slot.closing is not None
+
+
+async def wait_unless_stopping(crawler: Crawler, seconds: float) -> bool:
+    """Sleep ``seconds`` in steps of :data:`CHECK_SECONDS`; False as soon as the crawl is stopping."""
+    end = monotonic() + seconds
+    while not closing(crawler) and (left := end - monotonic()) > 0:
+        await sleep(min(CHECK_SECONDS, left))
+    return not closing(crawler)

@@ -25,16 +25,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from time import monotonic
 from typing import TYPE_CHECKING
 
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
-from scrapy.utils.asyncio import sleep
 
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, response_retry_after
 from sitemap_spider.crawl.retries import RetryLater, retry_delay
-from sitemap_spider.crawl.stopping import closing
+from sitemap_spider.crawl.stopping import wait_unless_stopping
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -49,8 +47,6 @@ logger = logging.getLogger(__name__)
 RENDER_RETRIES = 2
 #: The longest wait before a render again, in seconds.
 RENDER_MAX_WAIT = 5.0
-#: How often a wait looks whether the crawl is stopping, in seconds.
-_STOP_CHECK_SECONDS = 0.25
 
 
 class RenderingDownloadHandler(HTTP11DownloadHandler):
@@ -92,7 +88,7 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
             )  # fmt: skip
             if wait > RENDER_MAX_WAIT:
                 return response  # a failed render: the page is judged by its static HTML
-            if not await self._wait(wait) and request.callback is not None:
+            if not await wait_unless_stopping(self.crawler, wait) and request.callback is not None:
                 # Not done: with JOBDIR or Redis the page is rendered when the crawl resumes.
                 raise RetryLater(f"the crawl stopped while {request.url} waited to be rendered again")
             # A probe (no callback: its page's own callback awaits it) is rendered again at once.
@@ -100,13 +96,6 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
                          response.status, wait)  # fmt: skip
         last: Response = await handler.download_request(request)
         return last
-
-    async def _wait(self, seconds: float) -> bool:
-        """Sleep ``seconds`` in short steps; False as soon as the crawl is stopping."""
-        end = monotonic() + seconds
-        while not closing(self.crawler) and (left := end - monotonic()) > 0:
-            await sleep(min(_STOP_CHECK_SECONDS, left))
-        return not closing(self.crawler)
 
     async def close(self) -> None:
         await super().close()
