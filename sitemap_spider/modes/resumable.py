@@ -121,11 +121,10 @@ class Resumable(DurableMode):
         self.state = state
 
     def crawl_note(self, name: str) -> str | None:
-        # A note of this run, else of the run stopped before it: a fresh crawl's state has none.
-        return super().crawl_note(name) or self.state.note(name)
+        # Kept in the state: this run's, else the stopped run's (a fresh crawl's state has none).
+        return self.state.note(name)
 
     def set_crawl_note(self, name: str, text: str) -> None:
-        super().set_crawl_note(name, text)
         self.state.set_note(name, text)
 
 
