@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -114,6 +115,29 @@ def crawl_command(
         if value is not None:
             args += ["-s", f"{name}={value}"]
     return [*args, *extra_args]
+
+
+@dataclass(frozen=True)
+class StoppedCrawl:
+    """A crawl stopped with SIGTERM (:func:`crawl_then_stop`): its exit code, stderr, and how long it took to exit."""
+
+    returncode: int
+    stderr: str
+    seconds: float  # from the SIGTERM to the exit
+
+
+def crawl_then_stop(args: list[str], ready: Callable[[], bool], settle: float, timeout: float = 120) -> StoppedCrawl:
+    """Run a crawl command, wait until ``ready()`` (at most 60 s), ``settle`` seconds more, then SIGTERM it."""
+    process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ready():
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
+        time.sleep(0.05)
+    time.sleep(settle)
+    stopped = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _out, err = process.communicate(timeout=timeout)
+    return StoppedCrawl(process.returncode, err, time.monotonic() - stopped)
 
 
 def run_crawl(

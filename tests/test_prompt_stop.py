@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import itertools
 import re
-import signal
-import subprocess
-import time
 from pathlib import Path
 
-from tests.crawl_fixtures import REPO_ROOT, crawl_command, run_crawl
+from tests.crawl_fixtures import crawl_command, crawl_then_stop, run_crawl
 from tests.site_server import HTML, SiteServer
 from tests.site_spec import Route, SiteRequest
 from tests.test_politeness import TimedServer, listed_paths, page
@@ -36,21 +33,14 @@ def test_a_stop_in_a_long_pause_exits_at_once_and_the_resumed_crawl_loses_nothin
     with TimedServer({"/": page("Home", *PAGES)}, [(path, pages) for path in PAGES]) as server:
         settings = {"JOBDIR": str(tmp_path / "job")}
         args = crawl_command(server.origin + "/", tmp_path, settings=settings)
-        process = subprocess.Popen(
-            args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        # 1.5 s after: the pause has begun, the other pages wait in the slot.
+        stopped = crawl_then_stop(
+            args, lambda: sum(target.startswith("/p") for target in server.target_order()) >= BEFORE + 3, 1.5
         )
-        deadline = time.monotonic() + 60
-        while sum(target.startswith("/p") for target in server.target_order()) < BEFORE + 3:
-            assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
-            time.sleep(0.05)
-        time.sleep(1.5)  # the pause has begun: the other pages wait in the slot
-        stopped = time.monotonic()
-        process.send_signal(signal.SIGTERM)
-        _out, err = process.communicate(timeout=120)
-        took = time.monotonic() - stopped
-        assert process.returncode != 0, err[-3000:]
+        err = stopped.stderr
+        assert stopped.returncode != 0, err[-3000:]
         assert "waiting out the site's pause not sent" in err, err[-3000:]
-        assert took < 6, (took, err[-3000:])
+        assert stopped.seconds < 6, (stopped.seconds, err[-3000:])
         down["on"] = False
         resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
     assert listed_paths(resumed, server) == {"/", *PAGES}
@@ -68,17 +58,10 @@ def test_a_stop_lets_page_requests_go_but_not_a_render_probe_waiting_behind_a_cr
     with SiteServer(routes, dynamic=dynamic) as server:
         settings = {"JOBDIR": str(tmp_path / "job"), "SITEMAP_RENDER_TIMEOUT": "3"}
         args = crawl_command(server.origin + "/", tmp_path, "-a", "render=auto", settings=settings)
-        process = subprocess.Popen(
-            args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        deadline = time.monotonic() + 60
-        while "/" not in server.targets():
-            assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
-            time.sleep(0.05)
-        time.sleep(1.5)  # the home page is parsed, its probe and its links wait for the next 5 s
-        process.send_signal(signal.SIGTERM)
-        _out, err = process.communicate(timeout=120)
-        assert process.returncode != 0, err[-3000:]
+        # 1.5 s after: the home page is parsed, its probe and its links wait for the next 5 s.
+        stopped = crawl_then_stop(args, lambda: "/" in server.targets(), 1.5)
+        err = stopped.stderr
+        assert stopped.returncode != 0, err[-3000:]
         assert "waiting out the site's pause not sent" in err, err[-3000:]
         assert "failed (the crawl stopped" not in err, err[-3000:]
         # The resumed crawl without the delay, to keep the test short.

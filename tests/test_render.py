@@ -10,8 +10,6 @@ import itertools
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -20,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_spider.render.browser import find_browser
-from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
+from tests.crawl_fixtures import CrawlResult, crawl_command, crawl_then_stop, run_crawl
 from tests.site_server import HTML, SiteServer, html_page
 from tests.site_spec import Route, SiteRequest
 from tests.sitemap_check import read_sitemap_set
@@ -446,19 +444,11 @@ def test_a_stop_does_not_wait_for_a_render_again_and_the_resumed_crawl_renders_t
     settings = {"SITEMAP_RENDER_TIMEOUT": "3", "JOBDIR": str(tmp_path / "job")}
     with _home_busy_for(1, busy) as server:
         args = crawl_command(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
-        process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while server.targets().count("/") < 2:  # the static fetch, then the browser's
-            assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
-            time.sleep(0.05)
-        time.sleep(1.5)  # in the 4 s wait
-        stopped = time.monotonic()
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=60)
-        took = time.monotonic() - stopped
+        # Once the static fetch and the browser's have come, 1.5 s into the 4 s wait.
+        stopped = crawl_then_stop(args, lambda: server.targets().count("/") >= 2, 1.5, timeout=60)
         asked = server.targets().count("/")
         resumed = run_crawl(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
-    assert took < 2.5, (took, stderr[-3000:])
+    assert stopped.seconds < 2.5, (stopped.seconds, stopped.stderr[-3000:])
     assert asked == 2, asked
     assert "Resuming the crawl" in resumed.stderr, resumed.describe()
     assert {url["loc"][len(server.origin) :] for url in read_sitemap_set(resumed.output_dir, server.origin + "/")} == {

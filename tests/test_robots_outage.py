@@ -8,14 +8,12 @@ during an outage fetched and listed what robots.txt forbids.
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.crawl_fixtures import REPO_ROOT, crawl_command, run_crawl
+from tests.crawl_fixtures import crawl_command, crawl_then_stop, run_crawl
 from tests.site_server import HTML
 from tests.site_spec import Route, SiteRequest
 from tests.test_politeness import TimedServer, in_turn, listed_paths, page, robots
@@ -139,21 +137,6 @@ def test_a_crawl_that_stops_on_robots_txt_s_last_try_fetches_nothing_it_may_forb
     assert "still unknown when the crawl stopped" in result.stderr
 
 
-def _request_robots_then_stop(
-    server: TimedServer, args: list[str], tries: int
-) -> tuple[subprocess.Popen[str], float]:
-    process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while len(server.arrivals("/robots.txt")) < tries:
-        assert time.monotonic() < deadline and process.poll() is None, process.communicate()[1][-3000:]
-        time.sleep(0.05)
-    time.sleep(0.3)  # in the wait before the next try
-    stopped = time.monotonic()
-    process.send_signal(signal.SIGTERM)
-    process.communicate(timeout=60)
-    return process, time.monotonic() - stopped
-
-
 def test_a_crawl_stopped_while_robots_txt_fails_stops_at_once_and_resumes_with_nothing_lost(
     tmp_path: Path,
 ) -> None:
@@ -165,11 +148,12 @@ def test_a_crawl_stopped_while_robots_txt_fails_stops_at_once_and_resumes_with_n
     with TimedServer(ROUTES, [("/robots.txt", lambda _request: answer["robots"])]) as server:
         settings = {"JOBDIR": str(jobdir), "SITEMAP_RETRY_DELAY": "5", "SITEMAP_RETRY_TIMES": "5"}
         args = crawl_command(server.origin + "/", tmp_path, settings=settings)
-        process, took = _request_robots_then_stop(server, args, 2)
+        # 0.3 s into the wait before the third try.
+        stopped = crawl_then_stop(args, lambda: len(server.arrivals("/robots.txt")) >= 2, 0.3, timeout=60)
         assert set(server.target_order()) == {"/robots.txt"}
-        assert process.returncode != 0
+        assert stopped.returncode != 0
         assert not (tmp_path / "sitemaps").exists()
-        assert took < 4, took  # not the 10 s wait for the third try
+        assert stopped.seconds < 4, stopped.seconds  # not the 10 s wait for the third try
         answer["robots"] = robots(RULES)
         resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
     assert listed_paths(resumed, server) == {"/", "/a"}
