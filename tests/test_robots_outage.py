@@ -8,12 +8,16 @@ during an outage fetched and listed what robots.txt forbids.
 
 from __future__ import annotations
 
+import subprocess
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.crawl_fixtures import crawl_command, crawl_then_stop, run_crawl
+from tests.crawl_fixtures import REPO_ROOT, crawl_command, crawl_then_stop, log_count, run_crawl
+from tests.sitemap_check import read_sitemap_set
 from tests.site_server import HTML
 from tests.site_spec import Route, SiteRequest
 from tests.test_politeness import TimedServer, in_turn, listed_paths, page, robots
@@ -199,6 +203,66 @@ def test_the_second_process_applies_the_robots_txt_the_first_one_read(tmp_path: 
     assert not [target for target in order if target.startswith("/private/")]
     assert listed_paths(result, server) == {"/", *(f"/p{n}" for n in range(count))}
     assert "[worker 2]" in result.stderr and "applying the robots.txt this crawl read" in result.stderr
+
+
+def test_a_shared_crawl_s_worker_whose_own_try_fails_applies_the_robots_txt_another_worker_read(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """robots.txt answers the worker that starts a shared crawl, then fails for good: a worker that
+    joins, whose own try fails, applies the copy the first one read (no history to fall back on).
+
+    The first worker's pages are answered only once the second has asked robots.txt, so the crawl
+    cannot end before the second joins; both then take pages whose links lead to /private/.
+    """
+    count = 100
+    asked_again = threading.Event()
+    first_robots = in_turn(robots(RULES), BROKEN)
+
+    def robots_txt(request: SiteRequest) -> Route:
+        route = first_robots(request)
+        if route is BROKEN:
+            asked_again.set()
+        return route
+
+    def held(n: int) -> Callable[[SiteRequest], Route]:
+        def respond(_request: SiteRequest) -> Route:
+            asked_again.wait(60)
+            return page(f"P{n}", f"/private/s{n}")
+
+        return respond
+
+    routes = {
+        "/": page("Home", *(f"/p{n}" for n in range(count))),
+        **{f"/private/s{n}": page(f"Secret {n}") for n in range(count)},
+    }
+    dynamic = [("/robots.txt", robots_txt), *((f"/p{n}", held(n)) for n in range(count))]
+    settings = {
+        "SITEMAP_REDIS_URL": redis_url, "SITEMAP_REDIS_IDLE_SECONDS": "0.5", "SITEMAP_HISTORY": "off",
+        "SITEMAP_RETRY_TIMES": "0",
+    }  # fmt: skip
+    with TimedServer(routes, dynamic) as server:
+        args = crawl_command(server.origin + "/", tmp_path, settings=settings)
+        logs = [tmp_path / "worker-1.log", tmp_path / "worker-2.log"]
+        workers = []
+        for log in logs:
+            with log.open("w", encoding="utf-8") as out:
+                workers.append(subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out))
+            # The first worker has read robots.txt (and noted it) once it asks for a page.
+            deadline = time.monotonic() + 60
+            while "/" not in server.target_order() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        codes = [worker.wait(timeout=120) for worker in workers]
+        order = server.target_order()
+    texts = [log.read_text(encoding="utf-8") for log in logs]
+    assert codes == [0, 0], [text[-3000:] for text in texts]
+    assert order.count("/robots.txt") == 2, order  # the second worker's own try failed
+    assert not [target for target in order if target.startswith("/private/")], order
+    second = texts[1]
+    assert "applying the robots.txt this crawl read" in second, second[-3000:]
+    assert log_count(second, "sitemap/robots/from_this_crawl") == 1
+    assert log_count(second, "scheduler/dequeued/redis") > 0, second[-3000:]  # it took pages too
+    urls = read_sitemap_set(tmp_path / "sitemaps", server.origin + "/")
+    assert {url["loc"][len(server.origin) :] for url in urls} == {"/", *(f"/p{n}" for n in range(count))}
 
 
 @pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])

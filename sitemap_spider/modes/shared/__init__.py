@@ -5,6 +5,7 @@ scrapy-redis's (a PriorityQueue: breadth-first with DEPTH_PRIORITY; an
 RFPDupeFilter); the rest is ours. Keys of one crawl, ``sitemap:<crawl id>:<name>``:
 
     meta        hash    status (running, ending, finished), start_urls, seeding, last_active, publisher
+    notes       hash    name -> text: what one worker noted for the others (Mode.crawl_note: robots.txt)
     requests    zset    the frontier (score -priority, member the pickled request)
     seen        set     request fingerprints
     leases      hash    "<worker>:<n>" -> "<score> <request>": taken, not yet done
@@ -45,7 +46,7 @@ from typing import TYPE_CHECKING
 
 from sitemap_spider.config import ConfigError
 from sitemap_spider.modes.resumable import DurableMode
-from sitemap_spider.modes.shared.connection import check_reachable
+from sitemap_spider.modes.shared.connection import check_reachable, unless_lost
 from sitemap_spider.modes.shared.crawl import SharedCrawl
 from sitemap_spider.modes.shared.history import SharedHistory
 from sitemap_spider.modes.shared.scheduler import SharedScheduler
@@ -103,6 +104,17 @@ class SharedMode(DurableMode):
         if not history.crawl_running():
             history.load()  # a crawl that starts: this worker's file, if Redis has older records or none
         return history
+
+    @unless_lost(None)
+    def crawl_note(self, name: str) -> str | None:
+        # In Redis: a worker whose own try at robots.txt fails applies the copy another worker read,
+        # and a worker that takes the crawl up again (SITEMAP_RESUME) the copy its workers read.
+        value = self.state.redis.hget(self.state.keys.notes, name)
+        return value.decode() if isinstance(value, bytes) else value
+
+    @unless_lost(None)
+    def set_crawl_note(self, name: str, text: str) -> None:
+        self.state.redis.hset(self.state.keys.notes, name, text)
 
     def progress(self, counts: Mapping[str, int] | None = None) -> Progress:
         progress = super().progress(counts)

@@ -47,7 +47,7 @@ class CrawlKeys:
 
     DATA = (
         "requests", "seen", "leases", "lease_seq", "entries", "exclusions", "excluded", "counts", "history", "problems",
-        "tail_up",
+        "tail_up", "notes",
     )  # fmt: skip
 
     def __init__(self, crawl_id: str) -> None:
