@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 from pathlib import Path
 
 from tests.crawl_fixtures import crawl_command, crawl_then_stop, run_crawl
@@ -70,3 +71,29 @@ def test_a_stop_lets_page_requests_go_but_not_a_render_probe_waiting_behind_a_cr
             settings={**settings, "SITEMAP_MAX_CRAWL_DELAY": "0"}, timeout=300,
         )  # fmt: skip
     assert listed_paths(resumed, server) == RENDERED_LISTED
+
+
+def test_a_stop_during_the_last_pass_s_site_check_announces_no_further_wait(tmp_path: Path) -> None:
+    """The failing pages' last pass first asks the home page whether the site answers at all
+    (modes/held.py); a SIGTERM while that question is out cut it short, and the cut was read as
+    "the site does not answer": the log announced another wait for a crawl that was stopping."""
+    homes = itertools.count()
+    busy = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "4")), body=b"busy")
+
+    def home(_request: SiteRequest) -> Route:
+        if next(homes) > 0:
+            time.sleep(5)  # the site check: still out when the crawl is stopped
+        return page("Home", "/bad", "/hang")
+
+    def hang(_request: SiteRequest) -> Route:
+        time.sleep(5)  # times out (DOWNLOAD_TIMEOUT 4): no good answer for longer than the check's threshold
+        return page("Hang")
+
+    with TimedServer({"/bad": busy}, [("/", home), ("/hang", hang)]) as server:
+        settings = {"SITEMAP_HISTORY": "off", "SITEMAP_RETRY_TIMES": "1", "DOWNLOAD_TIMEOUT": "4"}
+        args = crawl_command(server.origin + "/", tmp_path, settings=settings)
+        stopped = crawl_then_stop(args, lambda: server.target_order().count("/") == 2, 0.3)
+    err = stopped.stderr
+    assert "Only 1 failing page(s) left" in err, err[-3000:]
+    assert "the last pass waits" not in err, err[-3000:]
+    assert "Last pass:" not in err, err[-3000:]

@@ -42,6 +42,7 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES
 from sitemap_spider.crawl.site_health import is_retry
+from sitemap_spider.crawl.stopping import closing
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -229,6 +230,8 @@ class HeldRequests:
 
     def _site_checked(self, answers: bool) -> None:
         self._checking = False
+        if closing(self.crawler):
+            return  # the crawl stopped (its check was cut short): nothing is released or waited for
         if not answers:
             # The site itself fails now: wait and check again; the retry budget ends a site that stays down.
             logger.info("The site does not answer: the last pass waits %.0f s more", self.last_pass_delay)
