@@ -436,18 +436,23 @@ def test_a_render_asked_to_wait_long_is_not_rendered_again(tmp_path: Path) -> No
     assert render_stats(result).get("failed") == 1
 
 
-def test_a_stop_does_not_wait_for_a_render_again_and_the_resumed_crawl_renders_the_page(tmp_path: Path) -> None:
-    """SIGTERM while a page's render waits to be rendered again (Retry-After: 4, render=always,
-    JOBDIR): the crawl stops at once, renders nothing after the stop, and leaves the page not done;
-    the same command, once the site answers, renders it and lists the link its script builds."""
+@pytest.mark.parametrize("mode", ["always", "auto"])
+def test_a_stop_does_not_wait_for_a_render_again_and_the_resumed_crawl_renders_the_page(
+    tmp_path: Path, mode: str
+) -> None:
+    """SIGTERM while a page's render waits to be rendered again (Retry-After: 4, JOBDIR): the crawl
+    stops at once, renders nothing after the stop, and leaves the page not done; the same command,
+    once the site answers, renders it and lists the link its script builds. With render=auto the
+    render is the probe of the page's template, which the page's own callback awaits: the page was
+    judged by its static HTML and done, and the resumed crawl never rendered it."""
     busy = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "4")), body=b"<p>busy")
     settings = {"SITEMAP_RENDER_TIMEOUT": "3", "JOBDIR": str(tmp_path / "job")}
     with _home_busy_for(1, busy) as server:
-        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
+        args = crawl_command(server.origin + "/", tmp_path, "-a", f"render={mode}", settings=settings)
         # Once the static fetch and the browser's have come, 1.5 s into the 4 s wait.
         stopped = crawl_then_stop(args, lambda: server.targets().count("/") >= 2, 1.5, timeout=60)
         asked = server.targets().count("/")
-        resumed = run_crawl(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
+        resumed = run_crawl(server.origin + "/", tmp_path, "-a", f"render={mode}", settings=settings)
     assert stopped.seconds < 2.5, (stopped.seconds, stopped.stderr[-3000:])
     assert asked == 2, asked
     assert "Resuming the crawl" in resumed.stderr, resumed.describe()

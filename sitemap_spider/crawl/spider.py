@@ -23,15 +23,8 @@ from sitemap_spider.crawl.alternates import alternates_in_header
 from sitemap_spider.crawl.enrich import Enricher
 from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.mode import Mode, mode_chooser
-from sitemap_spider.crawl.pages import (
-    RobotsDirectives,
-    canonical_from_header,
-    canonical_from_html,
-    content_digest,
-    is_html,
-    robots_from_header,
-    robots_from_meta,
-)
+from sitemap_spider.crawl.pages import RobotsDirectives, canonical_from_header, canonical_from_html, content_digest
+from sitemap_spider.crawl.pages import is_html, robots_from_header, robots_from_meta
 from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport, error_reason
 from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
@@ -153,7 +146,11 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             # which requests nothing twice and records them for the history.
             for request in self._follow(response, self._directives(response, facts)):
                 yield request
-            reason = await reason
+            try:
+                reason = await reason
+            except RetryLater:  # the crawl stopped while the probe waited to be rendered again:
+                response.meta[meta.NOT_DONE] = True  # not judged, not done (judged when resumed)
+                return
         if reason is not None:
             for result in self._render(url, reason, facts):
                 yield result

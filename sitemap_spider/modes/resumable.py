@@ -162,7 +162,7 @@ class CrawlStateMiddleware:
             if mode is not None and isinstance(output, SitemapEntry):
                 mode.state.add_entry(output)
             yield output
-        if mode is not None:
+        if mode is not None and not response.meta.get(meta.NOT_DONE):
             mode.request_done(response.request)
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:

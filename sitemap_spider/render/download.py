@@ -14,10 +14,9 @@ static fetch and its render) is rendered again after a page's back-off, at most
 and a page whose render failed is judged by its static HTML, losing the links only its scripts
 build. Not when the back-off (a ``Retry-After``) is longer than :data:`RENDER_MAX_WAIT`: the wait
 holds one of the site's places and a browser tab, and the page still has its static HTML. A stop
-ends the wait at once. A page's render is then left not done (a held retry,
-:class:`~sitemap_spider.crawl.retries.RetryLater`): a ``JOBDIR`` or Redis crawl renders it when it
-resumes. A probe, which its page's callback awaits, is rendered again at once instead: the page is
-done when the probe is.
+ends the wait at once, and the render raises :class:`~sitemap_spider.crawl.retries.RetryLater`: a
+page's render, and the page whose callback awaits a probe, are left not done, and a ``JOBDIR`` or
+Redis crawl renders them when it resumes.
 """
 
 from __future__ import annotations
@@ -88,10 +87,9 @@ class RenderingDownloadHandler(HTTP11DownloadHandler):
             )  # fmt: skip
             if wait > RENDER_MAX_WAIT:
                 return response  # a failed render: the page is judged by its static HTML
-            if not await wait_unless_stopping(self.crawler, wait) and request.callback is not None:
+            if not await wait_unless_stopping(self.crawler, wait):
                 # Not done: with JOBDIR or Redis the page is rendered when the crawl resumes.
                 raise RetryLater(f"the crawl stopped while {request.url} waited to be rendered again")
-            # A probe (no callback: its page's own callback awaits it) is rendered again at once.
             logger.debug("Rendering %s: the server answered %d; rendered again after %.1f s", request.url,
                          response.status, wait)  # fmt: skip
         last: Response = await handler.download_request(request)

@@ -15,6 +15,7 @@ from scrapy.utils.response import get_base_url
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
+from sitemap_spider.crawl.retries import RetryLater
 from sitemap_spider.render.browser import INSTALL_HINT, Browser
 from sitemap_spider.render.known import ScriptSetKnowledge, quiet_render, script_digest
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
@@ -195,7 +196,11 @@ class Renderer:
             return self._keep_links(response, self._planned(reason, plan))
         if plan is Plan.SAMPLE:
             self._inc(keys.RENDER_SAMPLES)
-        rendered = None if self._wanted(reason) is None else await self._probe(response, reason)
+        try:
+            rendered = None if self._wanted(reason) is None else await self._probe(response, reason)
+        except RetryLater:  # the crawl stopped while the probe waited (render/download.py)
+            self.learner.failed(signature)  # it taught nothing: the pages waiting for it go on
+            raise
         if rendered is None:  # no browser, or the render failed: the static HTML is all there is
             self.learner.failed(signature)
             return self._keep_links(response, None)
@@ -235,6 +240,8 @@ class Renderer:
         request.meta["depth"] = response.meta.get("depth", 0)
         try:
             rendered = await self.crawler.engine.download_async(request)
+        except RetryLater:
+            raise
         except Exception as exc:  # any failure of the browser: the page keeps its static HTML
             self.failed(response.url, str(exc) or type(exc).__name__)
             return None
@@ -293,11 +300,8 @@ class Renderer:
         if self._successes == 0 and self._failures >= _FAILURES_BEFORE_GIVING_UP and self.browser:
             logger.error(
                 "The browser (%s) failed %d times and never rendered a page; the crawl goes on "
-                "without rendering. To fix: %s",
-                self.browser.description,
-                self._failures,
-                INSTALL_HINT,
-            )
+                "without rendering. To fix: %s", self.browser.description, self._failures, INSTALL_HINT,
+            )  # fmt: skip
             self.browser = None
 
     def log_unavailable(self) -> None:
@@ -308,10 +312,8 @@ class Renderer:
             logger.warning(
                 "%d page(s) looked JavaScript-built (%s) but no browser was available, so links "
                 "that scripts build may be missing from the sitemap. To render them, %s.",
-                total,
-                reasons,
-                INSTALL_HINT,
-            )
+                total, reasons, INSTALL_HINT,
+            )  # fmt: skip
 
     async def _navigation_scripts(self, response: TextResponse) -> tuple[str, ...]:
         """The page's same-site script files that build navigation."""
@@ -326,13 +328,9 @@ class Renderer:
 
     async def _inspect_script(self, url: str) -> bool:
         assert self.crawler.engine is not None
+        resource = {meta.RESOURCE: True, "dont_redirect": True, "download_timeout": self.timeout}
         try:
-            response = await self.crawler.engine.download_async(
-                Request(
-                    url,
-                    meta={meta.RESOURCE: True, "dont_redirect": True, "download_timeout": self.timeout},
-                )
-            )
+            response = await self.crawler.engine.download_async(Request(url, meta=resource))
         except IgnoreRequest:
             verdict = False
         except Exception as exc:  # a script we cannot read builds nothing we can see
