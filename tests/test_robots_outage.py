@@ -8,6 +8,7 @@ during an outage fetched and listed what robots.txt forbids.
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import threading
 import time
@@ -263,6 +264,44 @@ def test_a_shared_crawl_s_worker_whose_own_try_fails_applies_the_robots_txt_anot
     assert log_count(second, "scheduler/dequeued/redis") > 0, second[-3000:]  # it took pages too
     urls = read_sitemap_set(tmp_path / "sitemaps", server.origin + "/")
     assert {url["loc"][len(server.origin) :] for url in urls} == {"/", *(f"/p{n}" for n in range(count))}
+
+
+def test_shared_workers_started_together_apply_the_robots_txt_one_of_them_read_while_the_other_tried(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """Two workers started at once: the first robots.txt answer (the rules) comes after 2 s, every
+    other try fails. The worker whose tries fail looked for another worker's copy before the other
+    had read it; it looks again before falling back, and applies the copy read meanwhile."""
+    count = 60
+    answers = itertools.count()
+
+    def robots_txt(_request: SiteRequest) -> Route:
+        if next(answers) == 0:
+            time.sleep(2)
+            return robots(RULES)
+        return BROKEN
+
+    routes = {f"/s{n}": page(f"S{n}", f"/private/x{n}") for n in range(count)}
+    routes.update({f"/private/x{n}": page(f"X{n}") for n in range(count)})
+    settings = {
+        "SITEMAP_REDIS_URL": redis_url, "SITEMAP_REDIS_IDLE_SECONDS": "0.5", "SITEMAP_HISTORY": "off",
+        "SITEMAP_RETRY_TIMES": "2", "SITEMAP_RETRY_DELAY": "1",
+    }  # fmt: skip
+    with TimedServer(routes, [("/robots.txt", robots_txt)]) as server:
+        starts = " ".join(f"{server.origin}/s{n}" for n in range(count))
+        args = crawl_command(starts, tmp_path, settings=settings)
+        logs = [tmp_path / "worker-1.log", tmp_path / "worker-2.log"]
+        workers = []
+        for log in logs:
+            with log.open("w", encoding="utf-8") as out:
+                workers.append(subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out))
+        codes = [worker.wait(timeout=120) for worker in workers]
+        order = server.target_order()
+    texts = [log.read_text(encoding="utf-8") for log in logs]
+    assert codes == [0, 0], [text[-3000:] for text in texts]
+    assert not [target for target in order if target.startswith("/private/")], order
+    assert sum("applying the robots.txt this crawl read" in text for text in texts) == 1, [t[-3000:] for t in texts]
+    assert not any("as if it had no robots.txt" in text for text in texts)
 
 
 @pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])

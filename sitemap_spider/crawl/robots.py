@@ -184,6 +184,12 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                 logger.info("%s: still unknown when the crawl stopped; its waiting pages are not done", url)
                 self._settle(netloc, _STOPPED)
                 return
+            # Asked again now: another part of the crawl (a worker of a shared crawl started with this
+            # one) may have read robots.txt while these tries failed.
+            if ours and (fresh := mode.crawl_note(ROBOTS_NOTE)) is not None:
+                copy, earlier = fresh, True
+                if origin is not None and mode.history is not None:
+                    self.noted = fresh  # the copy the next crawl keeps
             await self._fall_back(url, netloc, request, cause, tries, copy, earlier)
         except Exception as exc:  # robots.txt's own parsing, or a bug: its waiting requests must not hang
             logger.exception("Reading the robots.txt of %s failed; crawling it as if it had none", netloc)
