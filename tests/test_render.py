@@ -436,6 +436,55 @@ def test_a_render_asked_to_wait_long_is_not_rendered_again(tmp_path: Path) -> No
     assert render_stats(result).get("failed") == 1
 
 
+def test_a_stop_while_probes_wait_sends_the_pages_waiting_for_their_verdict_to_no_browser(tmp_path: Path) -> None:
+    """Eight pages of one template (render=auto, JOBDIR): the first three are probed, the others
+    wait for the template's verdict. Every render gets a 503 with Retry-After: 4, after 2 s. SIGTERM
+    while the probes wait: the waiting pages, woken by the probes' end, were sent to the browser one
+    probe after the other (a stop of 13.5 s for 20 pages). Now nothing goes to the browser after the
+    stop, and the resumed crawl renders every page."""
+    count = 8
+    down = {"on": True}
+    asked: dict[str, int] = {}
+    stopped_at: list[float] = []
+    after_stop: list[str] = []
+
+    def template_page(request: SiteRequest) -> Route:
+        n = asked[request.target] = asked.get(request.target, 0) + 1
+        if n > 1 and stopped_at:
+            after_stop.append(request.target)
+        if n > 1 and down["on"]:  # the browser's fetch, in the outage
+            time.sleep(2)
+            return Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "4")), body=b"<p>busy")
+        i = request.target[2:]
+        return _page(f"P{i}", f'<div id="nav"></div><script>const a = document.createElement("a"); '
+                     f'a.href = "/built-{i}"; document.getElementById("nav").appendChild(a);</script>')
+
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": _page("Home", "".join(f'<a href="/p{i}">p</a>' for i in range(count))),
+        **{f"/built-{i}": _page(f"Built {i}", "") for i in range(count)},
+    }
+    settings = {"SITEMAP_RENDER_TIMEOUT": "3", "JOBDIR": str(tmp_path / "job")}
+    with SiteServer(routes, dynamic=[(re.compile(r"/p\d+"), template_page)]) as server:
+        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=auto", settings=settings)
+
+        def probes_wait() -> bool:
+            if sum(n > 1 for n in asked.values()) < 3:
+                return False
+            time.sleep(3)  # the 503s are in, their back-off has begun
+            stopped_at.append(time.monotonic())
+            return True
+
+        stopped = crawl_then_stop(args, probes_wait, 0, timeout=60)
+        sent_after_stop = list(after_stop)
+        down["on"] = False
+        resumed = run_crawl(server.origin + "/", tmp_path, "-a", "render=auto", settings=settings)
+    assert stopped.seconds < 2.5, (stopped.seconds, stopped.stderr[-3000:])
+    assert sent_after_stop == [], sent_after_stop
+    listed = {url["loc"][len(server.origin) :] for url in read_sitemap_set(resumed.output_dir, server.origin + "/")}
+    assert {f"/built-{i}" for i in range(count)} <= listed, resumed.describe()
+
+
 @pytest.mark.parametrize("mode", ["always", "auto"])
 def test_a_stop_does_not_wait_for_a_render_again_and_the_resumed_crawl_renders_the_page(
     tmp_path: Path, mode: str

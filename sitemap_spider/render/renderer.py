@@ -16,6 +16,7 @@ from scrapy.utils.response import get_base_url
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.retries import RetryLater
+from sitemap_spider.crawl.stopping import closing
 from sitemap_spider.render.browser import INSTALL_HINT, Browser
 from sitemap_spider.render.known import ScriptSetKnowledge, quiet_render, script_digest
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
@@ -197,6 +198,8 @@ class Renderer:
         if plan is Plan.SAMPLE:
             self._inc(keys.RENDER_SAMPLES)
         try:
+            if closing(self.crawler):  # a page woken by a probe that a stop ended: no new probe
+                raise RetryLater(f"the crawl stopped before {response.url} was probed")
             rendered = None if self._wanted(reason) is None else await self._probe(response, reason)
         except RetryLater:  # the crawl stopped while the probe waited (render/download.py)
             self.learner.failed(signature)  # it taught nothing: the pages waiting for it go on
