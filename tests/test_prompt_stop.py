@@ -40,7 +40,7 @@ def test_a_stop_in_a_long_pause_exits_at_once_and_the_resumed_crawl_loses_nothin
         )
         err = stopped.stderr
         assert stopped.returncode != 0, err[-3000:]
-        assert "waiting out the site's pause not sent" in err, err[-3000:]
+        assert "waiting for their turn not sent" in err, err[-3000:]
         assert stopped.seconds < 6, (stopped.seconds, err[-3000:])
         down["on"] = False
         resumed = run_crawl(server.origin + "/", tmp_path, settings=settings)
@@ -63,7 +63,7 @@ def test_a_stop_lets_page_requests_go_but_not_a_render_probe_waiting_behind_a_cr
         stopped = crawl_then_stop(args, lambda: "/" in server.targets(), 1.5)
         err = stopped.stderr
         assert stopped.returncode != 0, err[-3000:]
-        assert "waiting out the site's pause not sent" in err, err[-3000:]
+        assert "waiting for their turn not sent" in err, err[-3000:]
         assert "failed (the crawl stopped" not in err, err[-3000:]
         # The resumed crawl without the delay, to keep the test short.
         resumed = run_crawl(
@@ -97,3 +97,24 @@ def test_a_stop_during_the_last_pass_s_site_check_announces_no_further_wait(tmp_
     assert "Only 1 failing page(s) left" in err, err[-3000:]
     assert "the last pass waits" not in err, err[-3000:]
     assert "Last pass:" not in err, err[-3000:]
+
+
+def test_a_stop_does_not_send_what_waits_behind_a_crawl_delay_under_a_second(tmp_path: Path) -> None:
+    """``Crawl-delay: 0.8``: up to 16 requests wait in the site's slot, sent 0.8 s apart. A stop sent
+    them all first (12.7 s); now they are left for the resumed crawl, which publishes every page."""
+    robots_txt = Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nCrawl-delay: 0.8\n")
+    with TimedServer(
+        {"/": page("Home", *PAGES[:40]), "/robots.txt": robots_txt},
+        [(p, lambda r: page(r.target)) for p in PAGES[:40]],
+    ) as server:
+        settings = {"JOBDIR": str(tmp_path / "job")}
+        args = crawl_command(server.origin + "/", tmp_path, settings=settings)
+        stopped = crawl_then_stop(
+            args, lambda: sum(t.startswith("/p") for t in server.target_order()) >= 2, 0.2
+        )
+        assert stopped.seconds < 3, (stopped.seconds, stopped.stderr[-3000:])
+        assert "waiting for their turn not sent" in stopped.stderr, stopped.stderr[-3000:]
+        resumed = run_crawl(
+            server.origin + "/", tmp_path, settings={**settings, "SITEMAP_MAX_CRAWL_DELAY": "0"}
+        )
+    assert listed_paths(resumed, server) == {"/", *PAGES[:40]}

@@ -1,15 +1,15 @@
-"""A stop (Ctrl-C, SIGTERM, a close) does not wait out the site's pause.
+"""A stop (Ctrl-C, SIGTERM, a close) does not wait out the site's pace or pause.
 
 Scrapy's stop is graceful: the spider closes once every request handed to the downloader is
 done, those waiting in a site's slot included, and a slot sends them one pause apart. A site
 paused for its trouble (crawl/politeness.py: up to ``SITEMAP_MAX_BACKOFF``, 120 s) or slowed
-by a long robots.txt ``Crawl-delay`` held a stop for that pause times the requests waiting (a
-40-second outage, stopped 20 s in, exited after 43.6 s). Once the spider is closing, the
-requests still waiting in a slot whose delay is at least :data:`LONG_DELAY` are let go without
-being sent, as a held retry is (:class:`~sitemap_spider.crawl.retries.RetryLater`): not done,
-nothing recorded. With ``JOBDIR`` they are fetched when the crawl resumes; in a shared crawl
-their leases go to the other workers. Requests already sent are waited for, as before, and so
-are the browser's (rendering paces itself).
+by a robots.txt ``Crawl-delay`` held a stop for that pause times the requests waiting (a
+40-second outage, stopped 20 s in, exited after 43.6 s; ``Crawl-delay: 0.8``, 12.7 s). Once the
+spider is closing, the requests still waiting in a slot are let go without being sent, as a
+held retry is (:class:`~sitemap_spider.crawl.retries.RetryLater`): not done, nothing recorded.
+A stopped crawl publishes nothing, so no set misses them. With ``JOBDIR`` they are fetched when
+the crawl resumes; in a shared crawl their leases go to the other workers. Requests already sent
+are waited for, as before, and so are the browser's (rendering paces itself).
 """
 
 from __future__ import annotations
@@ -30,14 +30,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: A slot's delay between requests from which its waiting requests are let go at a stop, in seconds.
-LONG_DELAY = 1.0
 #: How often the engine is looked at for a close (here, and by a wait), in seconds.
 CHECK_SECONDS = 0.25
 
 
 class PromptStop:
-    """Let a closing crawl's requests waiting behind a long slot delay go unsent."""
+    """Let a closing crawl's requests waiting in a download slot go unsent."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -63,7 +61,7 @@ class PromptStop:
             return
         let_go = 0
         for key, download_slot in engine.downloader.slots.items():
-            if not download_slot.queue or download_slot.download_delay() < LONG_DELAY:
+            if not download_slot.queue:
                 continue
             kept = []
             while download_slot.queue:
@@ -71,12 +69,12 @@ class PromptStop:
                 if meta.for_browser(request):
                     kept.append((request, waiting))  # the browser's: its errback would judge the page
                     continue
-                waiting.errback(RetryLater(f"the crawl stopped while {key} was paused: not sent, not done"))
+                waiting.errback(RetryLater(f"the crawl stopped while it waited for {key}: not sent, not done"))
                 let_go += 1
             download_slot.queue.extend(kept)
         if let_go:
             logger.info(
-                "Stopping: %d request(s) waiting out the site's pause not sent (not done: a resumed JOBDIR "
+                "Stopping: %d request(s) waiting for their turn not sent (not done: a resumed JOBDIR "
                 "crawl or the other workers fetch them)", let_go,
             )  # fmt: skip
 
