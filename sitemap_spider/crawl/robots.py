@@ -132,7 +132,9 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             if copy is None:
                 copy = mode.history.note(ROBOTS_NOTE, origin)
             self.noted = copy  # kept unless this crawl reads robots.txt
-            mode.history_notes[ROBOTS_NOTE] = lambda: self.noted
+            # Read when the history is kept: a worker of a shared crawl may have read robots.txt
+            # after this one's tries fell back.
+            mode.history_notes[ROBOTS_NOTE] = lambda: _first(mode.crawl_note(ROBOTS_NOTE), self.noted)
         # Read here, in a crawl: the commands' spiders (validate, audit) have no such settings.
         config = PolitenessConfig.from_settings(self.crawler.settings)
         url = f"{urlparse_cached(request).scheme}://{netloc}/robots.txt"
@@ -147,6 +149,8 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
                 self._stats.inc_value("robotstxt/request_count")
                 try:
                     response = await self.crawler.engine.download_async(robots)
+                except RetryLater:  # let go at a stop (crawl/stopping.py): unknown, not "none"
+                    break
                 except IgnoreRequest as exc:  # a robots.txt redirected off the site: none, as in Scrapy
                     self._robots_error(exc, netloc)
                     return
@@ -270,3 +274,8 @@ def _crawl_origin(crawler: Crawler, netloc: str) -> str | None:
 
 def _tries(count: int) -> str:
     return "1 try" if count == 1 else f"{count} tries"
+
+
+def _first(*copies: str | None) -> str | None:
+    """The first copy there is (an empty robots.txt is one)."""
+    return next((copy for copy in copies if copy is not None), None)
