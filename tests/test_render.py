@@ -485,6 +485,49 @@ def test_a_stop_while_probes_wait_sends_the_pages_waiting_for_their_verdict_to_n
     assert {f"/built-{i}" for i in range(count)} <= listed, resumed.describe()
 
 
+def test_a_stop_renders_none_of_the_pages_waiting_for_a_browser_tab(tmp_path: Path) -> None:
+    """One browser tab (SITEMAP_RENDER_PAGES=1), render=always, six pages whose renders take 2 s
+    each: SIGTERM while the first renders. The others waited for the tab and were rendered after
+    the stop, one after the other; now they are left not done, and the resumed crawl renders them."""
+    count = 6
+    asked: dict[str, int] = {}
+    stopped_at: list[float] = []
+    after_stop: list[str] = []
+
+    def slow_page(request: SiteRequest) -> Route:
+        n = asked[request.target] = asked.get(request.target, 0) + 1
+        if stopped_at:
+            after_stop.append(request.target)
+        if n > 1:
+            time.sleep(2)  # the browser's fetch
+        i = request.target[2:]
+        return _page(f"P{i}", f'<div id="nav"></div><script>const a = document.createElement("a"); '
+                     f'a.href = "/built-{i}"; document.getElementById("nav").appendChild(a);</script>')
+
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": _page("Home", "".join(f'<a href="/p{i}">p</a>' for i in range(count))),
+        **{f"/built-{i}": _page(f"Built {i}", "") for i in range(count)},
+    }
+    settings = {"SITEMAP_RENDER_PAGES": "1", "SITEMAP_RENDER_TIMEOUT": "5", "JOBDIR": str(tmp_path / "job")}
+    with SiteServer(routes, dynamic=[(re.compile(r"/p\d+"), slow_page)]) as server:
+        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
+
+        def rendering() -> bool:
+            if not any(n > 1 for n in asked.values()):
+                return False
+            stopped_at.append(time.monotonic())
+            return True
+
+        stopped = crawl_then_stop(args, rendering, 0.5, timeout=90)
+        sent_after_stop = list(after_stop)
+        resumed = run_crawl(server.origin + "/", tmp_path, "-a", "render=always", settings=settings, timeout=180)
+    assert len(sent_after_stop) <= 1, (sent_after_stop, stopped.stderr[-3000:])  # the render under way, at most
+    assert stopped.seconds < 5, (stopped.seconds, stopped.stderr[-3000:])
+    listed = {url["loc"][len(server.origin) :] for url in read_sitemap_set(resumed.output_dir, server.origin + "/")}
+    assert {f"/built-{i}" for i in range(count)} <= listed, resumed.describe()
+
+
 @pytest.mark.parametrize("mode", ["always", "auto"])
 def test_a_stop_does_not_wait_for_a_render_again_and_the_resumed_crawl_renders_the_page(
     tmp_path: Path, mode: str

@@ -35,6 +35,8 @@ from scrapy import Request, Spider
 from scrapy.http import Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
+from sitemap_spider.crawl.retries import RetryLater
+from sitemap_spider.crawl.stopping import closing
 from sitemap_spider.render.browser import redirect_leaves_origin
 from sitemap_spider.render.ready import watch
 
@@ -94,6 +96,7 @@ class PooledPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type:
 
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
+        self._crawler = crawler
         self._max_redirects = crawler.settings.getint("REDIRECT_MAX_TIMES")
         self._pages = PagePool(self.config.max_pages_per_context)
 
@@ -107,6 +110,11 @@ class PooledPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type:
             response: Response = await super()._download_request(request, spider)
             return response
         page = await self._pages.take()
+        if closing(self._crawler):
+            # It waited for a free page until the crawl stopped: not rendered, and not done (its
+            # errback, or the probe's page, leaves it to a JOBDIR or Redis crawl's resume).
+            self._pages.give_back(page)
+            raise RetryLater(f"the crawl stopped before {request.url} was rendered")
         if page is None:
             request.meta["playwright_page_init_callback"] = _watch_new_page
         else:
