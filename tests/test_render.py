@@ -422,6 +422,31 @@ def test_a_render_answered_with_a_fault_is_rendered_again_after_a_back_off(tmp_p
     assert asked == 3, asked  # the static fetch, the render, the render again
 
 
+def test_renders_again_of_many_pages_end_and_the_crawl_with_them(tmp_path: Path) -> None:
+    """Every browser fetch of six pages gets a 503 (render=always, two browser tabs). Each render
+    again of a page opened a browser page that nobody closed: once they filled the browser's
+    context, the next render waited for a page for ever, and the crawl never ended."""
+    count = 6
+    asked: dict[str, int] = {}
+    busy = Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "1")), body=b"<p>busy")
+
+    def page(request: SiteRequest) -> Route:
+        n = asked[request.target] = asked.get(request.target, 0) + 1
+        # The static fetch, then the browser's render and its two renders again: 503s.
+        return busy if 2 <= n <= 4 else _page(f"P{request.target}", "<p>text</p>")
+
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": _page("Home", "".join(f'<a href="/p{i}">p</a>' for i in range(count))),
+    }
+    with SiteServer(routes, dynamic=[(re.compile(r"/p\d+"), page)]) as server:
+        result, listed = crawl(server, tmp_path, "always", settings={"SITEMAP_RENDER_PAGES": "2"})
+    assert listed == {"/", *(f"/p{i}" for i in range(count))}
+    # The static fetch, three renders, and the static fetch the page falls back to.
+    assert all(asked[f"/p{i}"] == 5 for i in range(count)), asked
+    assert render_stats(result).get("failed") == count, render_stats(result)
+
+
 def test_a_render_asked_to_wait_long_is_not_rendered_again(tmp_path: Path) -> None:
     """Retry-After: 30 on the browser's fetch: the wait would hold a place of the site and a browser
     tab for half a minute; the page is judged by its static HTML instead, at once."""

@@ -129,6 +129,11 @@ class PooledPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type:
         finally:
             if kept is None:
                 await _close(request.meta.pop("playwright_page", None))
+            # Ours, for this render only: a render again of the same request (render/download.py) is
+            # pooled too. Left in meta, it read as "someone else's page": the library opened a page
+            # that nobody closed, and once they filled the context the next render waited for ever.
+            request.meta.pop("playwright_include_page", None)
+            request.meta.pop("playwright_page_init_callback", None)
             self._pages.give_back(kept)
 
 
