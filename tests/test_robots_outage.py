@@ -355,6 +355,41 @@ def test_a_shared_crawl_keeps_for_the_next_crawl_the_robots_txt_a_worker_read_af
     assert "/new/y" not in fetched and "/old/x" in fetched, fetched
 
 
+def test_a_two_process_crawl_keeps_for_the_next_crawl_the_robots_txt_its_second_process_read(
+    tmp_path: Path,
+) -> None:
+    """The first process's try fails (it applies the last crawl's copy); the second process reads the
+    new robots.txt (Disallow: /new/). The first publishes: its history kept the last crawl's copy,
+    and the next crawl, whose robots.txt fails, fetched /new/y."""
+    old, new = "User-agent: *\nDisallow: /old/\n", "User-agent: *\nDisallow: /new/\n"
+    pages = [f"/p{n}" for n in range(200)]
+    slow = threading.Event()  # the two-process crawl's pages are slow: it lasts until the second asks
+
+    def some_page(request: SiteRequest) -> Route:
+        if slow.is_set():
+            time.sleep(0.2)
+        return page(request.target)
+
+    answer: dict[str, Callable[[SiteRequest], Route]] = {"robots": lambda _r: robots(old)}
+    routes = {"/": page("Home", *pages, "/old/x", "/new/y"), "/old/x": page("Old"), "/new/y": page("New")}
+    dynamic = [("/robots.txt", lambda request: answer["robots"](request)), *((p, some_page) for p in pages)]
+    settings = {"SITEMAP_RETRY_TIMES": "0"}
+    with TimedServer(routes, dynamic) as server:
+        assert run_crawl(server.origin + "/", tmp_path, settings=settings).returncode == 0
+        answer["robots"] = in_turn(BROKEN, robots(new))
+        slow.set()
+        two = run_crawl(server.origin + "/", tmp_path, settings={**settings, "SITEMAP_WORKERS": "2",
+                                                                 "SITEMAP_WORKERS_AFTER": "0"})  # fmt: skip
+        assert two.returncode == 0 and two.stats.get("sitemap/workers") == 2, two.describe()
+        answer["robots"] = lambda _r: BROKEN
+        slow.clear()
+        served = len(server.target_order())
+        third = run_crawl(server.origin + "/", tmp_path, settings=settings)
+        fetched = server.target_order()[served:]
+    assert "applying the robots.txt the last crawl read" in third.stderr, third.describe()
+    assert "/new/y" not in fetched and "/old/x" in fetched, fetched
+
+
 @pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
 def test_a_robots_txt_over_500_kib_is_read_as_far_by_the_crawl_and_by_its_copy(tmp_path: Path, end: str) -> None:
     """Google reads the first 500 KiB of a robots.txt (RFC 9309 asks for at least that much): a rule

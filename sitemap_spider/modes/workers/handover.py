@@ -45,7 +45,19 @@ class Workers(CrawlMode):
             assert self.channel is not None
             self.channel.send({"t": "answers", "k": key, "s": sent})
 
-    def _answers_elsewhere(self, message: dict[str, Any]) -> None:
+    def set_crawl_note(self, name: str, text: str) -> None:
+        # The other process applies it if its own try at robots.txt fails, and the leader keeps the
+        # newest copy either read for the next crawl (its history commit reads the note).
+        super().set_crawl_note(name, text)
+        if self.active:
+            assert self.channel is not None
+            self.channel.send({"t": "note", "n": name, "x": text})
+
+    def _from_elsewhere(self, message: dict[str, Any]) -> None:
+        """What the other process shares: a crawl note, or the site answering again."""
+        if message["t"] == "note":
+            self.crawl_notes[message["n"]] = message["x"]
+            return
         # The two processes share the host's monotonic clock: "sent" compares with this one's pauses.
         self.crawler.signals.send_catch_log(SITE_ANSWERS_ELSEWHERE, key=message["k"], sent=message["s"])
 

@@ -119,8 +119,8 @@ class Helper(Workers):
             self._take_met(message["u"])
         elif message["t"] == "time_up":
             self.held.time_is_up()
-        elif message["t"] == "answers":
-            self._answers_elsewhere(message)
+        elif message["t"] in ("answers", "note"):
+            self._from_elsewhere(message)
         elif message["t"] == "stop":
             self._stopped = True
             self._wake()

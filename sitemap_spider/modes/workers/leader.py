@@ -177,8 +177,8 @@ class Leader(Workers):
             self._lend()
         elif kind == "time_up":
             self.held.time_is_up()
-        elif kind == "answers":
-            self._answers_elsewhere(message)
+        elif kind in ("answers", "note"):
+            self._from_elsewhere(message)
         elif kind == "idle":
             self._helper_idle = message
             self._helper_queued = 0
