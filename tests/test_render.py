@@ -461,6 +461,21 @@ def test_a_render_asked_to_wait_long_is_not_rendered_again(tmp_path: Path) -> No
     assert render_stats(result).get("failed") == 1
 
 
+def _builds_its_link(i: str) -> Route:
+    """Page /p<i> of a template whose script builds a link to /built-<i>."""
+    return _page(f"P{i}", f'<div id="nav"></div><script>const a = document.createElement("a"); '
+                 f'a.href = "/built-{i}"; document.getElementById("nav").appendChild(a);</script>')
+
+
+def _template_site(count: int) -> dict[str, Route]:
+    """robots.txt, a home page linking /p0 to /p<count - 1> (the test serves them), and /built-<i>."""
+    return {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": _page("Home", "".join(f'<a href="/p{i}">p</a>' for i in range(count))),
+        **{f"/built-{i}": _page(f"Built {i}", "") for i in range(count)},
+    }
+
+
 def test_a_stop_while_probes_wait_sends_the_pages_waiting_for_their_verdict_to_no_browser(tmp_path: Path) -> None:
     """Eight pages of one template (render=auto, JOBDIR): the first three are probed, the others
     wait for the template's verdict. Every render gets a 503 with Retry-After: 4, after 2 s. SIGTERM
@@ -480,15 +495,9 @@ def test_a_stop_while_probes_wait_sends_the_pages_waiting_for_their_verdict_to_n
         if n > 1 and down["on"]:  # the browser's fetch, in the outage
             time.sleep(2)
             return Route(status=503, headers=(("Content-Type", HTML), ("Retry-After", "4")), body=b"<p>busy")
-        i = request.target[2:]
-        return _page(f"P{i}", f'<div id="nav"></div><script>const a = document.createElement("a"); '
-                     f'a.href = "/built-{i}"; document.getElementById("nav").appendChild(a);</script>')
+        return _builds_its_link(request.target[2:])
 
-    routes = {
-        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
-        "/": _page("Home", "".join(f'<a href="/p{i}">p</a>' for i in range(count))),
-        **{f"/built-{i}": _page(f"Built {i}", "") for i in range(count)},
-    }
+    routes = _template_site(count)
     settings = {"SITEMAP_RENDER_TIMEOUT": "3", "JOBDIR": str(tmp_path / "job")}
     with SiteServer(routes, dynamic=[(re.compile(r"/p\d+"), template_page)]) as server:
         args = crawl_command(server.origin + "/", tmp_path, "-a", "render=auto", settings=settings)
@@ -525,15 +534,9 @@ def test_a_stop_renders_none_of_the_pages_waiting_for_a_browser_tab(tmp_path: Pa
             after_stop.append(request.target)
         if n > 1:
             time.sleep(2)  # the browser's fetch
-        i = request.target[2:]
-        return _page(f"P{i}", f'<div id="nav"></div><script>const a = document.createElement("a"); '
-                     f'a.href = "/built-{i}"; document.getElementById("nav").appendChild(a);</script>')
+        return _builds_its_link(request.target[2:])
 
-    routes = {
-        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
-        "/": _page("Home", "".join(f'<a href="/p{i}">p</a>' for i in range(count))),
-        **{f"/built-{i}": _page(f"Built {i}", "") for i in range(count)},
-    }
+    routes = _template_site(count)
     settings = {"SITEMAP_RENDER_PAGES": "1", "SITEMAP_RENDER_TIMEOUT": "5", "JOBDIR": str(tmp_path / "job")}
     with SiteServer(routes, dynamic=[(re.compile(r"/p\d+"), slow_page)]) as server:
         args = crawl_command(server.origin + "/", tmp_path, "-a", "render=always", settings=settings)
@@ -547,7 +550,8 @@ def test_a_stop_renders_none_of_the_pages_waiting_for_a_browser_tab(tmp_path: Pa
         stopped = crawl_then_stop(args, rendering, 0.5, timeout=90)
         sent_after_stop = list(after_stop)
         resumed = run_crawl(server.origin + "/", tmp_path, "-a", "render=always", settings=settings, timeout=180)
-    assert len(sent_after_stop) <= 1, (sent_after_stop, stopped.stderr[-3000:])  # the render under way, at most
+    # The render under way at the stop, at most.
+    assert len(sent_after_stop) <= 1, (sent_after_stop, stopped.stderr[-3000:])
     assert stopped.seconds < 5, (stopped.seconds, stopped.stderr[-3000:])
     listed = {url["loc"][len(server.origin) :] for url in read_sitemap_set(resumed.output_dir, server.origin + "/")}
     assert {f"/built-{i}" for i in range(count)} <= listed, resumed.describe()
