@@ -79,8 +79,6 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     #: Download errors worth another try (Scrapy's RETRY_EXCEPTIONS but DNS and timeouts).
     transient: tuple[type[BaseException], ...]
-    #: What this crawl notes for the next one under ROBOTS_NOTE (None: nothing, the last note dropped).
-    noted: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -125,16 +123,16 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
         origin = _crawl_origin(self.crawler, netloc)
         ours = origin is not None  # the crawled site's robots.txt: the one the history keeps
         # The copy that applies if every try fails: what this crawl read already (the run a JOBDIR
-        # resume continues, the process that started this one), else what the last crawl read.
+        # resume continues, the other process or another worker), else what the last crawl read.
         copy = mode.crawl_note(ROBOTS_NOTE) if ours else None
         earlier = copy is not None
         if origin is not None and mode.history is not None:
             if copy is None:
                 copy = mode.history.note(ROBOTS_NOTE, origin)
-            self.noted = copy  # kept unless this crawl reads robots.txt
-            # Read when the history is kept: a worker of a shared crawl may have read robots.txt
-            # after this one's tries fell back.
-            mode.history_notes[ROBOTS_NOTE] = lambda: _first(mode.crawl_note(ROBOTS_NOTE), self.noted)
+            kept = copy
+            # The next crawl's copy, read when the history is kept: the newest any part of this crawl
+            # read (it may come after this process's tries fell back), else the last crawl's.
+            mode.history_notes[ROBOTS_NOTE] = lambda: _first(mode.crawl_note(ROBOTS_NOTE), kept)
         # Read here, in a crawl: the commands' spiders (validate, audit) have no such settings.
         config = PolitenessConfig.from_settings(self.crawler.settings)
         url = f"{urlparse_cached(request).scheme}://{netloc}/robots.txt"
@@ -192,8 +190,6 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             # one) may have read robots.txt while these tries failed.
             if ours and (fresh := mode.crawl_note(ROBOTS_NOTE)) is not None:
                 copy, earlier = fresh, True
-                if origin is not None and mode.history is not None:
-                    self.noted = fresh  # the copy the next crawl keeps
             await self._fall_back(url, netloc, request, cause, tries, copy, earlier)
         except Exception as exc:  # robots.txt's own parsing, or a bug: its waiting requests must not hang
             logger.exception("Reading the robots.txt of %s failed; crawling it as if it had none", netloc)
@@ -217,8 +213,8 @@ class RecordingRobotsTxtMiddleware(RobotsTxtMiddleware):
             # What is parsed is what is noted: the copy a later part of the crawl, or a later crawl, applies.
             # Bytes Scrapy's parser (Protego, UTF-8 with errors ignored) reads alike; a BOM is kept,
             # and stripped when the copy is parsed, as when the body was.
-            self.noted = body.decode("utf-8", "ignore")
-            self.crawler.spider.crawl_mode.set_crawl_note(ROBOTS_NOTE, self.noted)  # type: ignore[union-attr]
+            text = body.decode("utf-8", "ignore")
+            self.crawler.spider.crawl_mode.set_crawl_note(ROBOTS_NOTE, text)  # type: ignore[union-attr]
         await self._parse_robots(response, netloc, request)  # Scrapy's: counts the response too
 
     async def _fall_back(
