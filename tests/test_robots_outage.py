@@ -23,6 +23,7 @@ from tests.sitemap_check import read_sitemap_set
 from tests.site_server import HTML
 from tests.site_spec import Route, SiteRequest
 from tests.test_politeness import TimedServer, in_turn, listed_paths, page, robots
+from tests.test_shared import run_workers
 
 RULES = "User-agent: *\nDisallow: /private/\n"
 ROUTES = {"/": page("Home", "/a", "/private/secret"), "/a": page("A"), "/private/secret": page("Secret")}
@@ -291,16 +292,11 @@ def test_shared_workers_started_together_apply_the_robots_txt_one_of_them_read_w
     }  # fmt: skip
     with TimedServer(routes, [("/robots.txt", robots_txt)]) as server:
         starts = " ".join(f"{server.origin}/s{n}" for n in range(count))
-        args = crawl_command(starts, tmp_path, settings=settings)
-        logs = [tmp_path / "worker-1.log", tmp_path / "worker-2.log"]
-        workers = []
-        for log in logs:
-            with log.open("w", encoding="utf-8") as out:
-                workers.append(subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=out))
-        codes = [worker.wait(timeout=120) for worker in workers]
+        workers = run_workers(crawl_command(starts, tmp_path, settings=settings), tmp_path, 2)
+        results = [worker.finish(timeout=120) for worker in workers]
         order = server.target_order()
-    texts = [log.read_text(encoding="utf-8") for log in logs]
-    assert codes == [0, 0], [text[-3000:] for text in texts]
+    texts = [text for _, text in results]
+    assert [code for code, _ in results] == [0, 0], [text[-3000:] for text in texts]
     assert not [target for target in order if target.startswith("/private/")], order
     assert sum("applying the robots.txt this crawl read" in text for text in texts) == 1, [t[-3000:] for t in texts]
     assert not any("as if it had no robots.txt" in text for text in texts)
