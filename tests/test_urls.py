@@ -46,6 +46,40 @@ def test_normalize_url_refuses_non_web_urls(raw: str) -> None:
     assert normalize_url(raw) is None
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # Already normal: returned as they are (the regex of the plain case).
+        ("http://127.0.0.1:8000/s01/p1.html", "http://127.0.0.1:8000/s01/p1.html"),
+        ("https://example.com/a;b=c/(x)!*'+,$&=:@/", "https://example.com/a;b=c/(x)!*'+,$&=:@/"),
+        ("http://h/p?a=1&b=/?:@!$()*+,;", "http://h/p?a=1&b=/?:@!$()*+,;"),
+        # Just outside it: each must take the full path and come out as the full path spells it.
+        ("http://h:80/a", "http://h/a"),
+        ("https://h:443/a", "https://h/a"),
+        ("http://h:443/a", "http://h:443/a"),
+        ("http://h:65535/a", "http://h:65535/a"),
+        ("http://h:080/a", "http://h/a"),
+        ("http://h/a/./b/../c", "http://h/a/c"),
+        ("http://h/a/.", "http://h/a/"),
+        ("http://h/.well-known/x", "http://h/.well-known/x"),
+        ("http://h/p?q='x'", "http://h/p?q=%27x%27"),
+        ("http://h/p?utm_source=a", "http://h/p"),
+        ("http://h/p?x=1&utm_source=a", "http://h/p?x=1"),
+        ("http://h/p?utm_source=a&x=1", "http://h/p?x=1"),
+        ("http://h/p?&", "http://h/p"),  # with tracking parameters to strip, empty pairs go too
+        ("http://H/p", "http://h/p"),
+        ("http://h/%7e", "http://h/~"),
+        ("http://h/p#f", "http://h/p"),
+    ],
+)
+def test_normalize_url_at_the_plain_case_edges(raw: str, expected: str) -> None:
+    assert normalize_url(raw, TRACKING) == expected
+
+
+def test_normalize_url_refuses_a_port_out_of_range() -> None:
+    assert normalize_url("http://h:65536/a") is None
+
+
 def test_normalize_url_is_idempotent() -> None:
     once = normalize_url("HTTP://H:80/a/../caf\u00e9?utm_source=1&x=%e9#f", TRACKING)
     assert once is not None

@@ -27,6 +27,14 @@ _STRAY_PERCENT = re.compile(r"%(?![0-9a-fA-F]{2})")
 _UNRESERVED = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
 )
+# A URL already in its normal form, as nearly every link of a crawl is once its page's base has
+# been joined: lower-case scheme and host name, a path of characters w3lib keeps as they are,
+# no escape (its case may need changing), no fragment, maybe a non-empty query of such characters
+# (w3lib quotes "'" there). Its port and its dot segments are checked after the match.
+_NORMAL = re.compile(
+    r"(https?)://([a-z0-9][a-z0-9.-]*)(?::([1-9][0-9]{0,4}))?"
+    r"(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)(?:\?([A-Za-z0-9\-._~!$&()*+,;=:@/?]+))?"
+)
 
 
 def _normalize_escape(match: re.Match[str]) -> str:
@@ -92,6 +100,17 @@ def normalize_url(url: str, strip_params: Iterable[str] = ()) -> str | None:
     case, tracking parameters removed. ``None`` for other schemes and for
     URLs that cannot be parsed.
     """
+    plain = _NORMAL.fullmatch(url)
+    if plain is not None and "/." not in plain[4]:
+        scheme, port, query = plain[1], plain[3], plain[5]
+        # The same string as below, without w3lib's and urllib's passes (3% of a crawl's CPU).
+        if port is None or (int(port) <= 65535 and int(port) != DEFAULT_PORTS[scheme]):
+            if query is None:
+                return url
+            kept = strip_query_params(query, strip_params)
+            if kept == query:
+                return url
+            return url[: plain.start(5)] + kept if kept else url[: plain.start(5) - 1]  # no "?" left
     try:
         parts = urlsplit(safe_url_string(url.strip()))
         port = parts.port
