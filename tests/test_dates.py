@@ -46,6 +46,16 @@ def test_parse_http_date_is_aware_utc() -> None:
     assert parsed == datetime(2024, 5, 1, 10, 20, 30, tzinfo=UTC)
 
 
+def test_parse_http_date_reads_repeated_and_overlong_values_alike() -> None:
+    """Parsed values are cached by their text; a value too long to be an HTTP date is not kept."""
+    moment = datetime(2024, 5, 1, 10, 20, 30, tzinfo=UTC)
+    assert parse_http_date(b"Wed, 01 May 2024 10:20:30 GMT") == moment
+    assert parse_http_date("Wed, 01 May 2024 10:20:30 GMT") == moment
+    padded = "Wed,  01 May 2024" + " " * 60 + "10:20:30 GMT"
+    assert parse_http_date(padded) == moment
+    assert parse_http_date("x" * 100) is None
+
+
 def test_w3c_datetime_refuses_naive_times() -> None:
     with pytest.raises(ValueError):
         w3c_datetime(datetime(2024, 5, 1))
