@@ -139,18 +139,19 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             self._left_out(url, response_facts(response), [], "non_html", self._content_type(response))
             return
         facts = self._static_facts(response, url)
-        reason = await self.renderer.reason(response, lambda: self._has_site_links(response))
-        if isinstance(reason, Pending):
-            # The browser's verdict can take seconds (its start, a render): the static links go
-            # first, so that the crawl goes on meanwhile. Judging the page follows them again,
-            # which requests nothing twice and records them for the history.
-            for request in self._follow(response, self._directives(response, facts)):
-                yield request
-            try:
+        try:
+            reason = await self.renderer.reason(response, lambda: self._has_site_links(response))
+            if isinstance(reason, Pending):
+                # The browser's verdict can take seconds (its start, a render): the static links go
+                # first, so that the crawl goes on meanwhile. Judging the page follows them again,
+                # which requests nothing twice and records them for the history.
+                for request in self._follow(response, self._directives(response, facts)):
+                    yield request
                 reason = await reason
-            except RetryLater:  # the crawl stopped while the probe waited to be rendered again:
-                response.meta[meta.NOT_DONE] = True  # not judged, not done (judged when resumed)
-                return
+        except RetryLater:  # the crawl stopped while a script read or the probe waited (crawl/stopping.py,
+            # render/download.py): the page is not judged, and not done (judged when the crawl resumes)
+            response.meta[meta.NOT_DONE] = True
+            return
         if reason is not None:
             for result in self._render(url, reason, facts):
                 yield result

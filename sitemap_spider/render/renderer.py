@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
-from scrapy.exceptions import IgnoreRequest
 from scrapy.http import TextResponse
 from scrapy.utils.response import get_base_url
 
@@ -334,9 +333,9 @@ class Renderer:
         resource = {meta.RESOURCE: True, "dont_redirect": True, "download_timeout": self.timeout}
         try:
             response = await self.crawler.engine.download_async(Request(url, meta=resource))
-        except IgnoreRequest:
-            verdict = False
-        except Exception as exc:  # a script we cannot read builds nothing we can see
+        except RetryLater:  # let go unread at a stop (crawl/stopping.py): no verdict, the page is not done
+            raise
+        except Exception as exc:  # a script we cannot read (an error, robots.txt) builds nothing we can see
             logger.debug("Could not read script %s: %s", url, exc)
             verdict = False
         else:
