@@ -7,11 +7,14 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.crawl_fixtures import crawl_command, crawl_then_stop, run_crawl
 from tests.site_server import HTML, SiteServer
 from tests.site_spec import Route, SiteRequest
 from tests.test_politeness import TimedServer, listed_paths, page
-from tests.test_render import RENDERED_LISTED, _hang, _slow_json, js_site
+from tests.test_render import RENDERED_LISTED, _builds_its_link, _hang, _page, _slow_json, _template_site
+from tests.test_render import js_site
 
 PAGES = [f"/p{n}" for n in range(200)]
 #: The pages served before the outage begins.
@@ -47,13 +50,14 @@ def test_a_stop_in_a_long_pause_exits_at_once_and_the_resumed_crawl_loses_nothin
     assert listed_paths(resumed, server) == {"/", *PAGES}
 
 
-def test_a_stop_lets_page_requests_go_but_not_a_render_probe_waiting_behind_a_crawl_delay(
+def test_a_stop_lets_a_render_probe_waiting_behind_a_crawl_delay_go_and_the_resumed_crawl_renders_it(
     tmp_path: Path,
 ) -> None:
     """A ``Crawl-delay: 5`` site with script-built links: SIGTERM once its home page was fetched,
-    while the probe that renders it waits in the slot. The page requests are let go; the probe is
-    not (let go, it failed, the home page was judged by its static HTML and the resumed crawl
-    missed the page only a script links to)."""
+    while the probe that renders it waits in the slot. The probe is let go with the page requests,
+    not done: it is not a failed render (the home page judged by its static HTML, and the resumed
+    crawl missing the page only a script links to). Kept, it was sent at its turn after the stop,
+    which started the browser only for the closing crawl to refuse it: a stop of 4.0 s."""
     routes = {**js_site(), "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=ROBOTS)}
     dynamic = [(re.compile(r"/hang\.js"), _hang), (re.compile(r"/api/slow\.json"), _slow_json)]
     with SiteServer(routes, dynamic=dynamic) as server:
@@ -65,12 +69,72 @@ def test_a_stop_lets_page_requests_go_but_not_a_render_probe_waiting_behind_a_cr
         assert stopped.returncode != 0, err[-3000:]
         assert "waiting for their turn not sent" in err, err[-3000:]
         assert "failed (the crawl stopped" not in err, err[-3000:]
+        assert "Starting download handler" not in err, err[-3000:]  # no browser for a stopping crawl
+        assert stopped.seconds < 3, (stopped.seconds, err[-3000:])
         # The resumed crawl without the delay, to keep the test short.
         resumed = run_crawl(
             server.origin + "/", tmp_path, "-a", "render=auto",
             settings={**settings, "SITEMAP_MAX_CRAWL_DELAY": "0"}, timeout=300,
         )  # fmt: skip
     assert listed_paths(resumed, server) == RENDERED_LISTED
+
+
+#: Page /p<i>'s script file, /js/menu-<i>.js: it builds the page's link to /built-<i>.
+MENU_JS = (
+    "const a = document.createElement('a'); a.href = '/built-{}'; a.textContent = 'built';"
+    " document.getElementById('nav').append(a);"
+)
+
+
+@pytest.mark.parametrize("mode", ["always", "auto"])
+def test_a_stop_lets_the_browser_s_requests_waiting_behind_a_crawl_delay_go_too(
+    tmp_path: Path, mode: str
+) -> None:
+    """``Crawl-delay: 2``, six pages whose links a script builds (JOBDIR): SIGTERM once the third
+    page's static fetch is in. The browser's requests waiting in the site's slot then (the pages'
+    renders with render=always; with render=auto the reads of their script files, which decide
+    whether to render them) were kept and sent one turn apart after the stop, for a crawl that
+    refused to render: a stop of 5.9 s (always), or 4.7 s and three script files fetched after it
+    (auto). Now they are let go with the rest, not done: a script read let go is not "builds
+    nothing" (its page judged by its static HTML and done), and the resumed crawl renders every page."""
+    count = 6
+    arrived: list[tuple[float, str]] = []
+    stop: list[float] = []
+
+    def answer(request: SiteRequest) -> Route:
+        arrived.append((time.monotonic(), request.target))
+        if request.target.startswith("/js/"):
+            script = MENU_JS.format(request.target[len("/js/menu-") : -len(".js")])
+            return Route(headers=(("Content-Type", "text/javascript"),), body=script.encode())
+        i = request.target[2:]
+        if mode == "always":
+            return _builds_its_link(i)  # an inline script
+        script_file = f'<div id="nav"></div><script src="/js/menu-{i}.js"></script>'
+        return _page(f"P{i}", '<a href="/">home</a>' + script_file)
+
+    def third_page_in() -> bool:
+        if not any(target == "/p2" for _, target in arrived):
+            return False
+        stop.append(time.monotonic() + 0.3)  # when crawl_then_stop sends SIGTERM
+        return True
+
+    delay = Route(headers=(("Content-Type", "text/plain"),), body=b"User-agent: *\nCrawl-delay: 2\n")
+    routes = {**_template_site(count), "/robots.txt": delay}
+    settings = {"JOBDIR": str(tmp_path / "job"), "SITEMAP_RENDER_TIMEOUT": "5"}
+    with SiteServer(routes, dynamic=[(re.compile(r"/p\d+|/js/menu-\d+\.js"), answer)]) as server:
+        args = crawl_command(server.origin + "/", tmp_path, "-a", f"render={mode}", settings=settings)
+        stopped = crawl_then_stop(args, third_page_in, 0.3)
+        after_stop = [target for at, target in arrived if at > stop[0]]
+        err = stopped.stderr
+        assert stopped.returncode != 0, err[-3000:]
+        assert stopped.seconds < 3, (stopped.seconds, err[-3000:])
+        assert after_stop == [], (after_stop, err[-3000:])
+        resumed = run_crawl(
+            server.origin + "/", tmp_path, "-a", f"render={mode}",
+            settings={**settings, "SITEMAP_MAX_CRAWL_DELAY": "0"}, timeout=180,
+        )  # fmt: skip
+    assert "Resuming the crawl" in resumed.stderr, resumed.describe()
+    assert {f"/built-{i}" for i in range(count)} <= listed_paths(resumed, server), resumed.describe()
 
 
 def test_a_stop_during_the_last_pass_s_site_check_announces_no_further_wait(tmp_path: Path) -> None:

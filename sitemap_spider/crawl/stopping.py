@@ -9,7 +9,14 @@ spider is closing, the requests still waiting in a slot are let go without being
 held retry is (:class:`~sitemap_spider.crawl.retries.RetryLater`): not done, nothing recorded.
 A stopped crawl publishes nothing, so no set misses them. With ``JOBDIR`` they are fetched when
 the crawl resumes; in a shared crawl their leases go to the other workers. Requests already sent
-are waited for, as before, and so are the browser's (rendering paces itself).
+are waited for, as before.
+
+The browser's requests waiting in a slot are let go too. A page's render is left not done by its
+errback (render/spider_side.py); a template's probe, or the read of a script file that decides
+whether to render a page, leaves not done the page whose callback awaits it (crawl/spider.py):
+none is judged by its static HTML, nor recorded. Kept, they were sent at their turn after the
+stop, for the closing crawl to refuse them (render/handler.py): behind ``Crawl-delay: 2``, three
+renders held a stop for 5.9 s, a probe started the browser after it, script files were fetched.
 """
 
 from __future__ import annotations
@@ -21,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Self
 from scrapy import signals
 from scrapy.utils.asyncio import create_looping_call, sleep
 
-from sitemap_spider import request_meta as meta
 from sitemap_spider.crawl.retries import RetryLater
 
 if TYPE_CHECKING:
@@ -61,17 +67,10 @@ class PromptStop:
             return
         let_go = 0
         for key, download_slot in engine.downloader.slots.items():
-            if not download_slot.queue:
-                continue
-            kept = []
             while download_slot.queue:
-                request, waiting = download_slot.queue.popleft()
-                if meta.for_browser(request):
-                    kept.append((request, waiting))  # the browser's: its errback would judge the page
-                    continue
+                _request, waiting = download_slot.queue.popleft()
                 waiting.errback(RetryLater(f"the crawl stopped while it waited for {key}: not sent, not done"))
                 let_go += 1
-            download_slot.queue.extend(kept)
         if let_go:
             logger.info(
                 "Stopping: %d request(s) waiting for their turn not sent (not done: a resumed JOBDIR "
