@@ -33,6 +33,7 @@ from sitemap_spider.crawl.dates import (
         ("Wed, 01 May 2024 10:20:30 -0000", None),  # RFC 5322's "zone unknown"
         ("yesterday", None),
         ("Wed, 31 Feb 2024 10:20:30 GMT", None),
+        ("Fri, 31 Dec 9999 23:59:59 -0100", None),  # in UTC, past datetime.max: not an error
         ("", None),
         (None, None),
     ],

@@ -73,7 +73,10 @@ def _parse_http_date(value: str) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         return None
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        return None  # "31 Dec 9999 23:59:59 -0100": past what a datetime holds once in UTC
 
 
 def w3c_datetime(moment: datetime) -> str:
