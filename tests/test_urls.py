@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemap_spider.crawl.urls import Site, repeated_segment_count
+from sitemap_spider.sitemaps import urls as urls_module
 from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments, strip_query_params
 
 TRACKING = ("utm_*", "gclid", "fbclid")
@@ -122,3 +125,42 @@ def test_site_maps_public_and_crawled_origins() -> None:
     assert site.to_crawl("https://other.example.com/a") == "https://other.example.com/a"
     assert site.to_public("http://127.0.0.1:8000/a") == "https://www.example.com/a"
     assert site.to_public("http://127.0.0.1:8000") == "https://www.example.com"
+
+
+class _NoPlainCase:
+    @staticmethod
+    def fullmatch(_url: str) -> None:
+        return None
+
+
+def _full_path(url: str, strip_params: tuple[str, ...]) -> str | None:
+    """normalize_url without its plain case: w3lib's and urllib's passes for every URL."""
+    plain = urls_module._NORMAL
+    urls_module._NORMAL = _NoPlainCase()  # type: ignore[assignment]
+    try:
+        return normalize_url(url, strip_params)
+    finally:
+        urls_module._NORMAL = plain
+
+
+_EDGES = [
+    *"aZ09-._~!$&'()*+,;=:@/%?#[]|\\\" <>`{}^\té",
+    "/.", "/..", "/./", "/../", ":80", ":443", ":0", "%2e", "%7e", "xn--",
+]
+_STRIPS = st.lists(st.sampled_from(["utm_*", "gclid", "*", "", "a", "[ab]*", "?"]), max_size=2).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    url=st.from_regex(urls_module._NORMAL, fullmatch=True),
+    at=st.integers(0, 200),
+    edit=st.lists(st.sampled_from(_EDGES), max_size=2).map("".join),
+    strip_params=_STRIPS,
+)
+def test_normalize_url_plain_case_is_the_full_path(
+    url: str, at: int, edit: str, strip_params: tuple[str, ...]
+) -> None:
+    """The plain case returns what w3lib and urllib would, in it and just outside it (a w3lib
+    upgrade that spells a plain URL otherwise fails here)."""
+    url = url[:at] + edit + url[at:]
+    assert normalize_url(url, strip_params) == _full_path(url, strip_params)
