@@ -34,6 +34,14 @@ from sitemap_spider.crawl.dates import (
         ("yesterday", None),
         ("Wed, 31 Feb 2024 10:20:30 GMT", None),
         ("Fri, 31 Dec 9999 23:59:59 -0100", None),  # in UTC, past datetime.max: not an error
+        # Placeholders, not changes: .NET's DateTime.MinValue (email.utils read it as 2001), a year
+        # written with a leading zero (0069 was 1969), the Unix and DOS epochs of zeroed file times.
+        ("Mon, 01 Jan 0001 00:00:00 GMT", None),
+        ("Mon, 01 Jan 0001 00:00:00 +0000", None),
+        ("Tue, 01 Jan 0069 00:00:00 GMT", None),
+        ("Thu, 01 Jan 1970 00:00:01 GMT", None),
+        ("Tue, 01 Jan 1980 00:00:00 GMT", None),
+        ("Tue, 01 Jan 1991 00:00:00 GMT", "1991-01-01T00:00:00+00:00"),  # the earliest kept
         ("", None),
         (None, None),
     ],
@@ -92,6 +100,8 @@ def _root(head: str) -> object:
         ('<meta property="article:modified_time" content="2026-11-25T00:00:00Z">', None),  # after the response
         ('<meta property="article:modified_time" content="last week">', None),
         ('<meta property="article:published_time" content="2024-01-01">', None),
+        ('<meta itemprop="dateModified" content="0001-01-01">', None),  # a placeholder, before the web
+        ('<script type="application/ld+json">{"dateModified": "-0001-11-30T00:00:00+00:00"}</script>', None),
         ("", None),
     ],
 )
@@ -134,6 +144,9 @@ CHANGED_AT = "2026-11-24T10:00:00+00:00"
         ("Last-Modified moving with the content", _evidence("Mon, 02 Nov 2026 00:00:00 GMT", fingerprint="v1:f2"),
          Prior("v1:f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-02T00:00:00+00:00"),
         ("Last-Modified steady", _evidence(OLD_HEADER), Prior("v1:f1", OLD_HEADER, "x"), "2024-05-01T10:20:30+00:00"),
+        ("Last-Modified a placeholder, then metadata", _evidence("Thu, 01 Jan 1970 00:00:01 GMT", "2025-01-02"),
+         None, "2025-01-02"),
+        ("Last-Modified a placeholder, first seen", _evidence("Mon, 01 Jan 0001 00:00:00 GMT"), None, None),
     ],
 )
 def test_choose_lastmod(label: str, evidence: Evidence, prior: Prior | None, expected: str | None) -> None:

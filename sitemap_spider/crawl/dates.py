@@ -31,6 +31,14 @@ _OBSOLETE_FORMATS = (
     "%a %b %d %H:%M:%S %Y",  # asctime(), with a space-padded day
 )
 _IMF_FIXDATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
+# email.utils reads a four-digit year under 100 as a two-digit one: .NET's DateTime.MinValue,
+# "Mon, 01 Jan 0001 00:00:00 GMT", became 2001, and "0069" 1969. A year written with a leading
+# zero is read as no date (a zone such as "+0100" is not a year).
+_ZERO_LED_YEAR = re.compile(r"(?<![+\-:\d])0\d{3}(?!\d)")
+#: The web's first pages were served at the end of 1990. An earlier date is a placeholder, not a
+#: change: the Unix epoch of a file whose time was zeroed (a Nix store serves 1970-01-01T00:00:01),
+#: the DOS epoch zip archives give their files (1980-01-01), .NET's DateTime.MinValue.
+EARLIEST = datetime(1991, 1, 1, tzinfo=UTC)
 
 
 def parse_http_date(value: str | bytes | None) -> datetime | None:
@@ -55,6 +63,8 @@ def parse_http_date(value: str | bytes | None) -> datetime | None:
 @lru_cache(maxsize=256)
 def _parse_http_date(value: str) -> datetime | None:
     text = " ".join(value.split())
+    if _ZERO_LED_YEAR.search(text):
+        return None
     if _IMF_FIXDATE.fullmatch(text):
         # The form RFC 9110 asks senders for, on nearly every response: read it without first
         # failing through the obsolete forms (two strptime exceptions cost 10x the parse).
@@ -89,7 +99,7 @@ def w3c_datetime(moment: datetime) -> str:
 def lastmod_from_header(value: str | bytes | None) -> str | None:
     """The ``<lastmod>`` for a ``Last-Modified`` header value, ``None`` when unusable."""
     parsed = parse_http_date(value)
-    return None if parsed is None else w3c_datetime(parsed)
+    return None if parsed is None or parsed < EARLIEST else w3c_datetime(parsed)
 
 
 # --- what the page says of its own date ------------------------------------------
@@ -147,7 +157,8 @@ def _json_ld_dates(data: Any) -> Iterator[Any]:
 
 
 def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
-    """The page's own modification date (JSON-LD, then meta tags), if plausible: not after the response."""
+    """The page's own modification date (JSON-LD, then meta tags), if plausible: not after the
+    response, nor before the web (:data:`EARLIEST`)."""
     tags = page_tags(root)
     candidates: list[Any] = []
     for script in tags.json_ld:
@@ -164,7 +175,7 @@ def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
     for candidate in candidates:
         found = parse_page_date(candidate if isinstance(candidate, str) else None)
         if found is not None:
-            return found if found.moment <= response_time + RESPONSE_TIME_SLACK else None
+            return found if EARLIEST <= found.moment <= response_time + RESPONSE_TIME_SLACK else None
     return None
 
 
@@ -190,10 +201,11 @@ class Evidence:
 
 
 def header_date(evidence: Evidence, prior: Prior | None) -> str | None:
-    """The Last-Modified header as a lastmod, unless it is the response's time or later, or moves alone."""
+    """The Last-Modified header as a lastmod, unless it is the response's time or later, before the
+    web, or moves alone."""
     moment = parse_http_date(evidence.last_modified)
-    if moment is None:
-        return None
+    if moment is None or moment < EARLIEST:
+        return None  # unreadable, or a placeholder
     if moment >= evidence.response_time - RESPONSE_TIME_SLACK:
         # Within the slack of the response's time it was stamped "now" and says nothing about
         # the content. Later than that, it is a clock ahead or a CMS's bug: RFC 9110 section
