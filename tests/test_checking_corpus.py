@@ -50,6 +50,7 @@ CORPUS: dict[str, tuple[list[tuple[str, str, int | None]], int]] = {
     "lastmod.format.xml": ([("lastmod.format", "lastmod.format.xml", 3)], 1),
     "lastmod.timezone.xml": ([("lastmod.timezone", "lastmod.timezone.xml", 3)], 1),
     "lastmod.future.xml": ([("lastmod.future", "lastmod.future.xml", 3)], 0),
+    "lastmod.placeholder.xml": ([("lastmod.placeholder", "lastmod.placeholder.xml", 3)], 0),
     "changefreq.invalid.xml": ([("changefreq.invalid", "changefreq.invalid.xml", 3)], 1),
     "priority.invalid.xml": ([("priority.invalid", "priority.invalid.xml", 3)], 1),
     "duplicate.in_file.xml": ([("duplicate.in_file", "duplicate.in_file.xml", 5)], 0),

@@ -77,6 +77,11 @@ def test_a_not_encoded_loc_is_shown_encoded() -> None:
         ("2026-11-24T12:04:00Z", []),  # clock skew
         ("2026-11-24T13:00:00Z", ["lastmod.future"]),
         ("2999-01-01", ["lastmod.future"]),
+        ("1970-01-01T00:00:01Z", ["lastmod.placeholder"]),  # a zeroed file time (a Nix store)
+        ("1980-01-01", ["lastmod.placeholder"]),  # the DOS epoch of files from a zip archive
+        ("0001-01-01T00:00:00+00:00", ["lastmod.placeholder"]),  # .NET's DateTime.MinValue (an OverflowError)
+        ("0001-01-01", ["lastmod.placeholder"]),
+        ("1991-01-01", []),
         ("2024-05-01T10:20:30", ["lastmod.timezone"]),
         ("2024-05-01T10:20", ["lastmod.timezone"]),
         ("2024-13-01", ["lastmod.format"]),

@@ -98,6 +98,7 @@ VALIDATE_RULES: Final[dict[str, Rule]] = {
     ),
     "lastmod.timezone": Rule(E, "a lastmod with a time of day and no time zone"),
     "lastmod.future": Rule(W, "a lastmod later than now (a date: not yet begun in any time zone)"),
+    "lastmod.placeholder": Rule(W, "a lastmod before 1991, before the web: a placeholder such as 1970-01-01"),
     "changefreq.invalid": Rule(
         E, "a changefreq other than always, hourly, daily, weekly, monthly, yearly, never"
     ),

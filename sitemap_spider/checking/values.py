@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from sitemap_spider.sitemaps import (
     CHANGEFREQS,
     CHANGEFREQ_VALUES,
+    EARLIEST_LASTMOD,
     MAX_LOC_LENGTH,
     InvalidEntryError,
     check_loc,
@@ -107,6 +108,9 @@ def lastmod_problems(value: str, now: datetime) -> list[Problem]:
         instant = parse_lastmod(value)
     except InvalidEntryError as exc:
         return [("lastmod.format", str(exc))]
+    if instant < EARLIEST_LASTMOD:
+        # First: the year 1 less the lead below is out of datetime's range (validate crashed on it).
+        return [("lastmod.placeholder", f"{value!r} is before the web (1991): a placeholder, not the page's change")]
     # A date alone parses as midnight UTC; it has begun somewhere once midnight at +14:00 has passed.
     begins = instant - _DATE_LEAD if "T" not in value else instant - _CLOCK_SKEW
     if begins > now:

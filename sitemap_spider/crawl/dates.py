@@ -20,6 +20,7 @@ from typing import Any
 
 from sitemap_spider.crawl.fingerprint import same_content
 from sitemap_spider.crawl.pages import page_tags
+from sitemap_spider.sitemaps import EARLIEST_LASTMOD
 
 # The delay-seconds form of Retry-After.
 _DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
@@ -35,10 +36,8 @@ _IMF_FIXDATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}
 # "Mon, 01 Jan 0001 00:00:00 GMT", became 2001, and "0069" 1969. A year written with a leading
 # zero is read as no date (a zone such as "+0100" is not a year).
 _ZERO_LED_YEAR = re.compile(r"(?<![+\-:\d])0\d{3}(?!\d)")
-#: The web's first pages were served at the end of 1990. An earlier date is a placeholder, not a
-#: change: the Unix epoch of a file whose time was zeroed (a Nix store serves 1970-01-01T00:00:01),
-#: the DOS epoch zip archives give their files (1980-01-01), .NET's DateTime.MinValue.
-EARLIEST = datetime(1991, 1, 1, tzinfo=UTC)
+#: A date before the web is a placeholder, not a change (sitemaps/rules.py).
+EARLIEST = EARLIEST_LASTMOD
 
 
 def parse_http_date(value: str | bytes | None) -> datetime | None:

@@ -68,6 +68,11 @@ _AUTHORITY = re.compile(
 )
 _IP_FUTURE = re.compile(rf"[vV][0-9A-Fa-f]+\.[{_SUB_DELIMS_UNRESERVED}:]+", re.ASCII)
 _MAX_ZONE_OFFSET = timedelta(hours=14)  # the XSD date/time types allow -14:00..+14:00
+#: The web's first pages were served at the end of 1990: a page's date before this one is a
+#: placeholder, not a change (the Unix epoch of a file whose time was zeroed, as a Nix store
+#: serves 1970-01-01T00:00:01; the DOS epoch zip archives give their files, 1980-01-01; .NET's
+#: DateTime.MinValue, 0001-01-01). The crawl writes no such lastmod, and validate warns of one.
+EARLIEST_LASTMOD = datetime(1991, 1, 1, tzinfo=UTC)
 
 
 def parse_lastmod(value: str) -> datetime:

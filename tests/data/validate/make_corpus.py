@@ -79,6 +79,8 @@ w(
 w("broken/lastmod.format.xml", urlset(u(E + "/a", "<lastmod>2024-13-01</lastmod>"), ok))
 w("broken/lastmod.timezone.xml", urlset(u(E + "/a", "<lastmod>2024-05-01T10:20:30</lastmod>"), ok))
 w("broken/lastmod.future.xml", urlset(u(E + "/a", "<lastmod>2999-01-01</lastmod>"), ok))
+# What Hugo wrote for pages without a date (tests/data/wild/sites/hugo-multilingual-aws-fcj).
+w("broken/lastmod.placeholder.xml", urlset(u(E + "/a", "<lastmod>1970-01-01T07:33:44+07:00</lastmod>"), ok))
 w("broken/changefreq.invalid.xml", urlset(u(E + "/a", "<changefreq>Daily</changefreq>"), ok))
 w("broken/priority.invalid.xml", urlset(u(E + "/a", "<priority>1.5</priority>"), ok))
 w("broken/duplicate.in_file.xml", urlset(u(E + "/a"), ok, u(E + "/a")))
