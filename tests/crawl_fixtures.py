@@ -75,6 +75,15 @@ def folder_files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
+def tree_files(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory`` (its path relative to it -> bytes), staging folders included."""
+    return {
+        str(path.relative_to(directory)): path.read_bytes()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
+
+
 def log_stat(log: str, key: str) -> int | None:
     """A Scrapy stat in a crawl's log, from its last stats dump (a leader's counts both of its
     processes); None when no dump has it."""

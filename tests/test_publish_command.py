@@ -18,6 +18,7 @@ from sitemap_check import read_sitemap_set
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
+from tests.crawl_fixtures import folder_files
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://www.example.com/"
@@ -72,10 +73,6 @@ def jsonl(*items: Mapping[str, object]) -> list[str]:
     return [json.dumps(item) for item in items]
 
 
-def snapshot(directory: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(directory.iterdir()) if path.is_file()}
-
-
 def locs(run: Run) -> list[str]:
     return [url["loc"] for url in run.urls()]
 
@@ -116,7 +113,7 @@ def test_same_bytes_as_the_builder_of_a_crawl(tmp_path: Path) -> None:
     lines = jsonl(*({"loc": e.loc, "lastmod": e.lastmod} for e in reversed(entries)))
     run = publish(tmp_path, write_lines(tmp_path / "e.jl", lines), "-s", "SITEMAP_MAX_URLS=100", "-s", "SITEMAP_GZIP=true")
     assert run.returncode == 0, run.describe()
-    assert snapshot(run.output_dir) == snapshot(tmp_path / "direct")
+    assert folder_files(run.output_dir) == folder_files(tmp_path / "direct")
     assert len(run.urls()) == 250
     assert sorted(path.name for path in run.output_dir.glob("sitemap-*")) == [
         "sitemap-00001.xml.gz",
@@ -173,7 +170,7 @@ def test_gzip_input_file_and_stdin(tmp_path: Path) -> None:
     assert locs(run) == [BASE + "y", BASE + "z"]
     piped = publish(tmp_path, "-", stdin=gzip.compress("\n".join(lines).encode()), output="piped")
     assert piped.returncode == 0, piped.describe()
-    assert snapshot(piped.output_dir) == snapshot(run.output_dir)
+    assert folder_files(piped.output_dir) == folder_files(run.output_dir)
 
 
 def test_format_option_overrides_the_extension(tmp_path: Path) -> None:
@@ -226,12 +223,12 @@ def test_strict_mode_stops_and_keeps_the_previous_set(tmp_path: Path) -> None:
     first = publish(tmp_path, write_lines(tmp_path / "old.txt", [f"{BASE}old/{i}" for i in range(30)]),
                     "-s", "SITEMAP_MAX_URLS=10", "-s", "SITEMAP_GZIP=true")
     assert first.returncode == 0, first.describe()
-    before = snapshot(first.output_dir)
+    before = folder_files(first.output_dir)
     lines = [f"{BASE}new/{i}" for i in range(5)] + ["relative"] + [f"{BASE}new/{i}" for i in range(5, 9)]
     run = publish(tmp_path, write_lines(tmp_path / "new.txt", lines), "-s", "SITEMAP_STOP_ON_BAD_INPUT=true")
     assert run.returncode == 1, run.describe()
     assert "line 6: " in run.stderr and "SITEMAP_STOP_ON_BAD_INPUT" in run.stderr
-    assert snapshot(first.output_dir) == before
+    assert folder_files(first.output_dir) == before
     assert not list(first.output_dir.glob(".sitemap-staging-*"))
     assert len(first.urls()) == 30
 
@@ -258,12 +255,12 @@ def test_base_url_defaults_to_the_origin_of_the_first_valid_entry(tmp_path: Path
 def test_nothing_to_publish_exits_1_and_keeps_the_old_set(tmp_path: Path, name: str, content: bytes) -> None:
     old = publish(tmp_path, write_lines(tmp_path / "old.txt", [BASE]))
     assert old.returncode == 0, old.describe()
-    before = snapshot(old.output_dir)
+    before = folder_files(old.output_dir)
     (tmp_path / name).write_bytes(content)
     run = publish(tmp_path, tmp_path / name)
     assert run.returncode == 1, run.describe()
     assert "error: nothing published" in run.stderr
-    assert snapshot(old.output_dir) == before
+    assert folder_files(old.output_dir) == before
 
 
 @pytest.mark.parametrize(
@@ -316,7 +313,7 @@ def test_big_input_parsed_in_worker_processes_gives_the_same_set(tmp_path: Path)
     batched = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", "-s", "SITEMAP_MAX_URLS=1000", output="batched")
     single = publish(tmp_path, path, "-s", "SITEMAP_MAX_URLS=1000", output="single")
     assert batched.returncode == single.returncode == 0, batched.describe() + single.describe()
-    assert snapshot(batched.output_dir) == snapshot(single.output_dir)
+    assert folder_files(batched.output_dir) == folder_files(single.output_dir)
     assert batched.stdout.replace("batched", "single") == single.stdout
     bad = [f"line {n}: " for n in range(700, 5501, 700)]
     assert all(line in batched.stderr for line in bad), batched.stderr
@@ -397,7 +394,7 @@ def test_big_gzipped_standard_input_is_spooled_to_the_workers(tmp_path: Path) ->
     data = gzip.compress("".join(line + "\n" for line in lines).encode())
     piped = publish(tmp_path, "-", "-s", "SITEMAP_SORT_RUN_SIZE=1000", stdin=data, output="piped")
     assert from_file.returncode == piped.returncode == 0, from_file.describe() + piped.describe()
-    assert snapshot(piped.output_dir) == snapshot(from_file.output_dir)
+    assert folder_files(piped.output_dir) == folder_files(from_file.output_dir)
     assert all(f"line {n}: " in piped.stderr for n in (1000, 2000, 3000, 4000)), piped.stderr
     assert "(4,200 lines; 4 bad line(s) skipped" in piped.stdout
     assert not list(piped.output_dir.glob(".sitemap-staging-*"))
@@ -455,7 +452,7 @@ def test_worker_processes_publish_what_the_builder_of_a_crawl_publishes(tmp_path
     run = publish(tmp_path, write_lines(tmp_path / "e.jl", lines), "-s", "SITEMAP_SORT_RUN_SIZE=1000",
                   "-s", "SITEMAP_MAX_URLS=1000", "-s", "SITEMAP_GZIP=true")
     assert run.returncode == 0, run.describe()
-    assert snapshot(run.output_dir) == snapshot(tmp_path / "direct")
+    assert folder_files(run.output_dir) == folder_files(tmp_path / "direct")
     urls = run.urls()
     assert any("&b='" in url["loc"] for url in urls) == odd_chunk  # read back unescaped
     assert any(url.get("lastmod", "").endswith("T10:00:00+01:00") for url in urls)

@@ -18,17 +18,10 @@ from sitemap_spider.sitemaps.errors import (
 )
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.set_builder import PublishResult, SitemapSetBuilder
+from tests.crawl_fixtures import tree_files
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/sitemaps/"
-
-
-def snapshot(directory: Path) -> dict[str, bytes]:
-    return {
-        str(path.relative_to(directory)): path.read_bytes()
-        for path in sorted(directory.rglob("*"))
-        if path.is_file()
-    }
 
 
 def site(count: int) -> list[SitemapEntry]:
@@ -100,11 +93,11 @@ def test_same_entries_in_any_order_give_identical_bytes(tmp_path: Path, gzip: bo
         output = tmp_path / str(seed)
         shuffled = random.Random(seed).sample(entries, len(entries))
         build(OutputOptions(output, BASE, max_urls=25, gzip=gzip, sort_run_size=13 + seed), shuffled)
-        outputs.append(snapshot(output))
+        outputs.append(tree_files(output))
     assert outputs[0] == outputs[1] == outputs[2]
     # Publishing again over the same directory changes nothing either.
     build(OutputOptions(tmp_path / "0", BASE, max_urls=25, gzip=gzip), entries)
-    assert snapshot(tmp_path / "0") == outputs[0]
+    assert tree_files(tmp_path / "0") == outputs[0]
 
 
 def test_rerun_with_fewer_urls_removes_stale_shards(tmp_path: Path) -> None:
@@ -117,11 +110,11 @@ def test_rerun_with_fewer_urls_removes_stale_shards(tmp_path: Path) -> None:
 
 def test_empty_set_publishes_nothing_and_keeps_the_old_set(tmp_path: Path) -> None:
     build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
-    before = snapshot(tmp_path)
+    before = tree_files(tmp_path)
     builder = SitemapSetBuilder(OutputOptions(tmp_path, BASE))
     with pytest.raises(EmptySitemapError):
         builder.publish()
-    assert snapshot(tmp_path) == before
+    assert tree_files(tmp_path) == before
     assert list(tmp_path.glob(".sitemap-staging-*")) == []
 
 
@@ -148,7 +141,7 @@ def test_invalid_entry_is_refused_and_not_stored(tmp_path: Path) -> None:
 
 def test_failure_while_writing_keeps_the_old_set(tmp_path: Path) -> None:
     build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
-    before = snapshot(tmp_path)
+    before = tree_files(tmp_path)
     # Valid on its own, but bigger than the configured shard size: fails mid-way through
     # writing, after some shards of the new set were already staged.
     small = OutputOptions(tmp_path, BASE, max_bytes=700)
@@ -158,17 +151,17 @@ def test_failure_while_writing_keeps_the_old_set(tmp_path: Path) -> None:
         builder.add(entry)
     with pytest.raises(InvalidEntryError, match="bytes"):
         builder.publish()
-    assert snapshot(tmp_path) == before
+    assert tree_files(tmp_path) == before
     read_sitemap_set(tmp_path, BASE)
 
 
 def test_too_many_shards_keeps_the_old_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
-    before = snapshot(tmp_path)
+    before = tree_files(tmp_path)
     monkeypatch.setattr(writer_module, "MAX_SITEMAPS_PER_INDEX", 3)
     with pytest.raises(TooManyShardsError):
         build(OutputOptions(tmp_path, BASE, max_urls=2, gzip=True), site(7))
-    assert snapshot(tmp_path) == before
+    assert tree_files(tmp_path) == before
 
 
 def test_exception_in_the_caller_discards(tmp_path: Path) -> None:
@@ -284,7 +277,7 @@ def test_shared_digests_found_by_a_set_or_a_second_pass_give_the_same_set(
                 builder.add(entry)
             results[name] = (builder.publish(dropped.append), dropped)
     (first, first_dropped), (second, second_dropped) = results["set"], results["second-pass"]
-    assert snapshot(tmp_path / "set") == snapshot(tmp_path / "second-pass")
+    assert tree_files(tmp_path / "set") == tree_files(tmp_path / "second-pass")
     assert first.content_duplicates == second.content_duplicates > 100
     assert first.duplicates == second.duplicates > 100
     assert first_dropped == second_dropped
@@ -327,7 +320,7 @@ def test_pages_listed_twice_do_not_force_the_slow_pass(tmp_path: Path, monkeypat
                 builder.add(entry)
             results[name] = (builder.publish(dropped.append), sorted(entry.loc for entry in dropped))
         assert passes == {"set": [], "unique-lines": ["unique"], "second-pass": ["unique", "slow"]}[name]
-    assert snapshot(tmp_path / "set") == snapshot(tmp_path / "unique-lines") == snapshot(tmp_path / "second-pass")
+    assert tree_files(tmp_path / "set") == tree_files(tmp_path / "unique-lines") == tree_files(tmp_path / "second-pass")
     for result, dropped_locs in results.values():
         assert (result.urls, result.duplicates, result.content_duplicates) == (420, 400, 20)
         assert dropped_locs == [f"https://example.com/copy/{n}/b" for n in sorted(range(20), key=str)]
@@ -352,12 +345,12 @@ def test_runs_of_other_processes_with_and_without_digest_pairs(tmp_path: Path) -
                 pairs_run = sort_into_run(pairs, builder.sort_dir, unique=False)[0] if with_pairs else None
                 builder.add_sorted_run(run, len(part), duplicates, len(pairs), pairs_run)
             builder.publish()
-        assert snapshot(output) == expected_set
+        assert tree_files(output) == expected_set
 
 
 def build_snapshot(output: Path, entries: list[SitemapEntry]) -> dict[str, bytes]:
     build(OutputOptions(output, BASE, max_urls=500), entries)
-    return snapshot(output)
+    return tree_files(output)
 
 
 @pytest.mark.parametrize("gzip", [False, True])
@@ -373,7 +366,7 @@ def test_shards_finished_by_worker_processes_are_those_finished_by_threads(tmp_p
             builder.add(entry)
         result = builder.publish(workers=pool, worker_count=2)
     assert result.content_duplicates > 10
-    assert snapshot(tmp_path / "workers") == snapshot(tmp_path / "threads")
+    assert tree_files(tmp_path / "workers") == tree_files(tmp_path / "threads")
     assert len(read_sitemap_set(tmp_path / "workers", BASE)) == result.urls
 
 
@@ -385,7 +378,7 @@ def test_a_shard_that_fails_validation_in_a_worker_publishes_nothing(
     from sitemap_spider.sitemaps.errors import SitemapValidationError
 
     build(OutputOptions(tmp_path, BASE, max_urls=5), site(12))
-    before = snapshot(tmp_path)
+    before = tree_files(tmp_path)
     # A <url> line the schema refuses, as a serializer bug would write it.
     monkeypatch.setattr(
         "sitemap_spider.sitemaps.shards.shard_loop.url_lines", lambda locs, *_, **__: ["<url><loc>bad</loc></url>\n"] * len(locs)
@@ -397,7 +390,7 @@ def test_a_shard_that_fails_validation_in_a_worker_publishes_nothing(
             builder.add(entry)
         with pytest.raises(SitemapValidationError, match="sitemap.xsd"):
             builder.publish(workers=pool, worker_count=2)
-    assert snapshot(tmp_path) == before
+    assert tree_files(tmp_path) == before
 
 
 @pytest.mark.parametrize("gzip", [False, True])
@@ -408,7 +401,7 @@ def test_shards_too_big_for_a_tree_are_compressed_and_validated_from_their_files
     build(OutputOptions(tmp_path / "trees", BASE, max_urls=100, gzip=gzip), entries)
     monkeypatch.setattr("sitemap_spider.sitemaps.shards.finisher.TREE_VALIDATION_MAX_BYTES", 1000)
     build(OutputOptions(tmp_path / "files", BASE, max_urls=100, gzip=gzip), entries)
-    assert snapshot(tmp_path / "files") == snapshot(tmp_path / "trees")
+    assert tree_files(tmp_path / "files") == tree_files(tmp_path / "trees")
     assert len(read_sitemap_set(tmp_path / "files", BASE)) == len(expected(entries))
 
 
@@ -436,5 +429,5 @@ def test_a_verbatim_set_is_written_as_a_checked_one(
         general.urls, general.duplicates, general.content_duplicates
     )
     assert verbatim.content_duplicates > 0 and verbatim.duplicates > 0
-    assert snapshot(tmp_path / "verbatim") == snapshot(tmp_path / "general")
+    assert tree_files(tmp_path / "verbatim") == tree_files(tmp_path / "general")
     read_sitemap_set(tmp_path / "verbatim", BASE)

@@ -14,19 +14,11 @@ from sitemap_spider.sitemaps.errors import SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.shards.storage import SitemapStorage
 from sitemap_spider.sitemaps.xml.validate import validate_file
 from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter, write_index
+from tests.crawl_fixtures import tree_files
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/"
 INDEX = "sitemap_index.xml"
-
-
-def snapshot(directory: Path) -> dict[str, bytes]:
-    """Every file under ``directory`` with its bytes (staging dirs included, if any)."""
-    return {
-        str(path.relative_to(directory)): path.read_bytes()
-        for path in sorted(directory.rglob("*"))
-        if path.is_file()
-    }
 
 
 def stage(
@@ -111,20 +103,20 @@ def test_switching_to_gzip_removes_the_plain_files(tmp_path: Path) -> None:
 def test_publish_refuses_a_missing_file_before_moving_anything(tmp_path: Path) -> None:
     storage = SitemapStorage(tmp_path)
     publish(storage, 5, max_urls=2)
-    before = snapshot(tmp_path)
+    before = tree_files(tmp_path)
     staging, shards = stage(storage, 9, max_urls=2, prefix="new")
     (staging / shards[-1].name).unlink()  # the last shard never got written
     with pytest.raises(SitemapError, match="missing"):
         storage.publish(staging, [shard.name for shard in shards], INDEX)
     storage.discard(staging)
-    assert snapshot(tmp_path) == before
+    assert tree_files(tmp_path) == before
     read_sitemap_set(tmp_path, BASE)
 
 
 def test_invalid_staged_file_is_caught_before_publish(tmp_path: Path) -> None:
     storage = SitemapStorage(tmp_path)
     publish(storage, 5, max_urls=2)
-    before = snapshot(tmp_path)
+    before = tree_files(tmp_path)
     staging, shards = stage(storage, 3, max_urls=2, prefix="new")
     broken = staging / shards[0].name
     broken.write_bytes(broken.read_bytes().replace(b"</url>", b"<lastmod>yesterday</lastmod></url>"))
@@ -132,7 +124,7 @@ def test_invalid_staged_file_is_caught_before_publish(tmp_path: Path) -> None:
         for shard in shards:
             validate_file(staging / shard.name)
     storage.discard(staging)
-    assert snapshot(tmp_path) == before
+    assert tree_files(tmp_path) == before
 
 
 @pytest.mark.parametrize("name", ["../evil.xml", "sub/x.xml", ".hidden"])
