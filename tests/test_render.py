@@ -166,6 +166,23 @@ def test_a_browser_is_installed_for_these_tests() -> None:
     assert find_browser(None) is not None, "CI installs chromium; without it these tests prove nothing"
 
 
+def test_the_system_s_headless_shell_comes_before_its_full_chromium(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both on the PATH (as CI installs them), no Playwright download: the headless shell renders."""
+    for name in ("chromium", "chromium-headless-shell", "google-chrome"):
+        program = tmp_path / name
+        program.write_text("#!/bin/sh\n")
+        program.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "no-downloads"))
+    found = find_browser(None)
+    assert found is not None and found.executable == str(tmp_path / "chromium-headless-shell")
+    (tmp_path / "chromium-headless-shell").unlink()
+    found = find_browser(None)
+    assert found is not None and found.executable == str(tmp_path / "chromium")
+
+
 def test_never_starts_no_browser_and_misses_script_built_pages(js_server: SiteServer, tmp_path: Path) -> None:
     result, listed = crawl(js_server, tmp_path, "never")
     assert listed == STATIC_LISTED
