@@ -39,6 +39,10 @@ from sitemap_spider.crawl.dates import (
         ("Mon, 01 Jan 0001 00:00:00 GMT", None),
         ("Mon, 01 Jan 0001 00:00:00 +0000", None),
         ("Tue, 01 Jan 0069 00:00:00 GMT", None),
+        ("Mon, 01-Jan-0001 00:00:00 GMT", None),  # the dashed layout, a four-digit year (was 2001)
+        ("Saturday, 01-Jan-0000 00:00:00 GMT", None),  # was 2000-01-01, a date after the web
+        ("Sat, 01-Jan-2000 00:00:00 GMT", "2000-01-01T00:00:00+00:00"),
+        ("Sat, 29 Feb 2020 23:59:59-0200", "2020-03-01T01:59:59+00:00"),  # a zone with no space is no year
         ("Thu, 01 Jan 1970 00:00:01 GMT", None),
         ("Tue, 01 Jan 1980 00:00:00 GMT", None),
         ("Tue, 01 Jan 1991 00:00:00 GMT", "1991-01-01T00:00:00+00:00"),  # the earliest kept

@@ -34,8 +34,10 @@ _OBSOLETE_FORMATS = (
 _IMF_FIXDATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
 # email.utils reads a four-digit year under 100 as a two-digit one: .NET's DateTime.MinValue,
 # "Mon, 01 Jan 0001 00:00:00 GMT", became 2001, and "0069" 1969. A year written with a leading
-# zero is read as no date (a zone such as "+0100" is not a year).
-_ZERO_LED_YEAR = re.compile(r"(?<![+\-:\d])0\d{3}(?!\d)")
+# zero is read as no date. A zone such as "+0100" or "-0100" is not a year, but a dash after the
+# month is: email.utils also reads the RFC 850 layout with a four-digit year, "01-Jan-0001" (the
+# Netscape cookie form), where the same year became 2001.
+_ZERO_LED_YEAR = re.compile(r"(?:(?<=[A-Za-z]-)|(?<![+\-:\d]))0\d{3}(?!\d)")
 #: A date before the web is a placeholder, not a change (sitemaps/rules.py).
 EARLIEST = EARLIEST_LASTMOD
 
