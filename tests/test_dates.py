@@ -106,12 +106,23 @@ def _root(head: str) -> object:
         ('<meta property="article:published_time" content="2024-01-01">', None),
         ('<meta itemprop="dateModified" content="0001-01-01">', None),  # a placeholder, before the web
         ('<script type="application/ld+json">{"dateModified": "-0001-11-30T00:00:00+00:00"}</script>', None),
+        # Instants out of datetime's range once in UTC: no date (they raised OverflowError, and the
+        # page was dropped from the sitemap).
+        ('<meta property="article:modified_time" content="0001-01-01T00:00:00+14:00">', None),
+        ('<script type="application/ld+json">{"dateModified": "9999-12-31T23:59:59-14:00"}</script>', None),
         ("", None),
     ],
 )
 def test_metadata_date(head: str, expected: str | None) -> None:
     found = metadata_date(_root(head), RESPONSE)
     assert (found.text if found else None) == expected
+
+
+def test_metadata_date_beside_a_response_dated_at_the_end_of_time() -> None:
+    """A Date header within the slack of datetime.max: the comparison does not overflow."""
+    head = '<meta property="article:modified_time" content="2024-03-01T10:00:00+00:00">'
+    found = metadata_date(_root(head), datetime(9999, 12, 31, 23, 59, 55, tzinfo=UTC))
+    assert found is not None and found.text == "2024-03-01T10:00:00+00:00"
 
 
 def test_json_ld_comes_before_meta_tags() -> None:

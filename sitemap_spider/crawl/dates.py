@@ -141,7 +141,13 @@ def parse_page_date(value: str | None) -> PageDate | None:
     if parsed.tzinfo is None:
         day = parsed.date()
         return PageDate(datetime(day.year, day.month, day.day, tzinfo=UTC), day.isoformat())
-    return PageDate(parsed.astimezone(UTC), w3c_datetime(parsed))
+    try:
+        moment = parsed.astimezone(UTC)
+    except OverflowError:
+        # "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00": no instant a datetime holds in
+        # UTC. A page gave it, so it is no date, not a crash that drops the page from the sitemap.
+        return None
+    return PageDate(moment, w3c_datetime(parsed))
 
 
 def _json_ld_dates(data: Any) -> Iterator[Any]:
@@ -176,7 +182,10 @@ def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
     for candidate in candidates:
         found = parse_page_date(candidate if isinstance(candidate, str) else None)
         if found is not None:
-            return found if EARLIEST <= found.moment <= response_time + RESPONSE_TIME_SLACK else None
+            # The slack comes off the page's date, not onto the response's: a Date header of
+            # 31 Dec 9999 23:59:55 GMT plus the slack is past datetime.max.
+            plausible = EARLIEST <= found.moment and found.moment - RESPONSE_TIME_SLACK <= response_time
+            return found if plausible else None
     return None
 
 
