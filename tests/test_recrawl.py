@@ -55,3 +55,35 @@ def test_a_page_that_is_gone_or_unknown_is_not_kept(tmp_path: Path) -> None:
     assert recrawl.kept(ORIGIN + "/p", 404) is None
     assert recrawl.kept(ORIGIN + "/other", 503) is None
     assert _recrawl(tmp_path / "zero", 0.0001, days=0.0).kept(ORIGIN + "/p", 503) is None
+
+
+@pytest.mark.parametrize(
+    ("last_modified", "lastmod", "kept"),
+    [
+        ("Thu, 01 Jan 1970 00:00:01 GMT", "1970-01-01T00:00:01+00:00", None),  # a Nix store's
+        (None, "1980-01-01", None),  # metadata of a zip's files
+        ("Mon, 01 Jan 0001 00:00:00 GMT", "2001-01-01T00:00:00+00:00", None),  # email.utils' reading
+        ("Mon, 01-Jan-0001 00:00:00 GMT", "2001-01-01T00:00:00+00:00", None),
+        ("Mon, 01 Jan 0001 00:00:00 GMT", "2024-05-01", "2024-05-01"),  # dated by metadata or a change
+        ("Mon, 01 Jan 2001 00:00:00 GMT", "2001-01-01T00:00:00+00:00", "2001-01-01T00:00:00+00:00"),
+        (None, "2024-01-01", "2024-01-01"),
+    ],
+)
+def test_a_placeholder_lastmod_of_an_earlier_release_is_not_kept(
+    tmp_path: Path, last_modified: str | None, lastmod: str, kept: str | None
+) -> None:
+    """Before the 1991 floor a history kept such lastmods; a 304, a kept page and unchanged content
+    would list them for ever, all read through Recrawl.record."""
+    store = HistoryStore(tmp_path / "history.sqlite")
+    record = PageRecord(
+        url=ORIGIN + "/p", loc=ORIGIN + "/p", fingerprint="v1:f", last_modified=last_modified, etag=None,
+        first_seen=0.0, changed_at=0.0, lastmod=lastmod, status=200, last_ok=time.time(),
+    )  # fmt: skip
+    store.commit([record], ORIGIN)
+    crawler: Any = None
+    recrawl = Recrawl(store, CrawlTarget.from_arguments({"url": ORIGIN + "/"}), 7.0, crawler)
+    found = recrawl.record(ORIGIN + "/p")
+    assert found is not None and found.lastmod == kept
+    assert dataclasses.replace(found, lastmod=lastmod) == record
+    kept_record = recrawl.kept(ORIGIN + "/p", 503)
+    assert kept_record is not None and kept_record.lastmod == kept

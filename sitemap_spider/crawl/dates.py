@@ -20,7 +20,7 @@ from typing import Any
 
 from sitemap_spider.crawl.fingerprint import same_content
 from sitemap_spider.crawl.pages import page_tags
-from sitemap_spider.sitemaps import EARLIEST_LASTMOD
+from sitemap_spider.sitemaps import EARLIEST_LASTMOD, InvalidEntryError, parse_lastmod
 
 # The delay-seconds form of Retry-After.
 _DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?")
@@ -231,6 +231,32 @@ def header_date(evidence: Evidence, prior: Prior | None) -> str | None:
     ):
         return None  # moves while the content does not
     return w3c_datetime(moment)
+
+
+def stored_lastmod(lastmod: str | None, last_modified: str | None) -> str | None:
+    """The lastmod a history record holds, unless these rules refuse it: before the web, or the
+    reading of a ``Last-Modified`` they no longer read (``last_modified``, the header as stored).
+
+    A history written before those rules would keep it for ever: a 304 lists the page as its
+    record has it, and an unchanged page keeps the lastmod in force.
+    """
+    if lastmod is None:
+        return None
+    try:
+        instant = parse_lastmod(lastmod)
+    except InvalidEntryError:
+        return None
+    if instant < EARLIEST:
+        return None  # 1970-01-01T00:00:01 of a Nix store's header, as earlier releases published it
+    if last_modified is not None and parse_http_date(last_modified) is None:
+        # .NET's "Mon, 01 Jan 0001 00:00:00 GMT", which email.utils read as 2001-01-01.
+        try:
+            read = parsedate_to_datetime(" ".join(last_modified.split()))
+        except (TypeError, ValueError, IndexError):
+            return lastmod
+        if read.tzinfo is not None and read == instant:
+            return None
+    return lastmod
 
 
 def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:

@@ -19,7 +19,14 @@ from scrapy import Request
 
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
-from sitemap_spider.crawl.dates import Evidence, Prior, choose_lastmod, metadata_date, parse_http_date
+from sitemap_spider.crawl.dates import (
+    Evidence,
+    Prior,
+    choose_lastmod,
+    metadata_date,
+    parse_http_date,
+    stored_lastmod,
+)
 from sitemap_spider.crawl.fingerprint import content_fingerprint, same_content
 from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, PageRecord, exclusion, pack_links
 from sitemap_spider.sitemaps import fields_json
@@ -91,7 +98,13 @@ class Recrawl:
         return self.crawler.stats
 
     def record(self, url: str) -> PageRecord | None:
-        return None if self.store is None else self.store.get(url)
+        """The page's record, its lastmod left out if the date rules now refuse it (a placeholder
+        an earlier release kept): the 304, kept-page and unchanged-content paths all read it here."""
+        record = None if self.store is None else self.store.get(url)
+        if record is None or record.lastmod is None:
+            return record
+        lastmod = stored_lastmod(record.lastmod, record.last_modified)
+        return record if lastmod == record.lastmod else dataclasses.replace(record, lastmod=lastmod)
 
     def prepare(self, request: Request) -> Request:
         """Ask the server whether the page changed since the last crawl, when the history knows it."""
