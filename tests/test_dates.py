@@ -125,6 +125,17 @@ def test_metadata_date_beside_a_response_dated_at_the_end_of_time() -> None:
     assert found is not None and found.text == "2024-03-01T10:00:00+00:00"
 
 
+def test_a_placeholder_is_passed_over_for_the_next_source() -> None:
+    """A zero time written for no date, as an unreadable date is; a date after the response is not."""
+    head = ('<script type="application/ld+json">{"dateModified": "1970-01-01T00:00:00Z"}</script>'
+            '<meta property="article:modified_time" content="2024-03-01T10:00:00+00:00">')
+    found = metadata_date(_root(head), RESPONSE)
+    assert found is not None and found.text == "2024-03-01T10:00:00+00:00"
+    head = ('<script type="application/ld+json">{"dateModified": "2026-11-25T00:00:00Z"}</script>'
+            '<meta property="article:modified_time" content="2024-03-01T10:00:00+00:00">')
+    assert metadata_date(_root(head), RESPONSE) is None
+
+
 def test_json_ld_comes_before_meta_tags() -> None:
     head = ('<meta property="article:modified_time" content="2020-01-01T00:00:00Z">'
             '<script type="application/ld+json">{"dateModified": "2021-01-01T00:00:00Z"}</script>')

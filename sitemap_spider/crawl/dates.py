@@ -165,7 +165,7 @@ def _json_ld_dates(data: Any) -> Iterator[Any]:
 
 def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
     """The page's own modification date (JSON-LD, then meta tags), if plausible: not after the
-    response, nor before the web (:data:`EARLIEST`)."""
+    response. A date before the web (:data:`EARLIEST`) is passed over for the next source."""
     tags = page_tags(root)
     candidates: list[Any] = []
     for script in tags.json_ld:
@@ -181,11 +181,14 @@ def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
         )
     for candidate in candidates:
         found = parse_page_date(candidate if isinstance(candidate, str) else None)
-        if found is not None:
-            # The slack comes off the page's date, not onto the response's: a Date header of
-            # 31 Dec 9999 23:59:55 GMT plus the slack is past datetime.max.
-            plausible = EARLIEST <= found.moment and found.moment - RESPONSE_TIME_SLACK <= response_time
-            return found if plausible else None
+        if found is None or found.moment < EARLIEST:
+            # No date, or a CMS's zero time written for none (Hugo's 0001-01-01, the Unix epoch),
+            # as an unreadable one is: another source of the page may have the date.
+            continue
+        # After the response, the page's clock or its CMS is wrong, and its other dates with it.
+        # The slack comes off the page's date, not onto the response's: a Date header of
+        # 31 Dec 9999 23:59:55 GMT plus the slack is past datetime.max.
+        return found if found.moment - RESPONSE_TIME_SLACK <= response_time else None
     return None
 
 
