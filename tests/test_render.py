@@ -1,7 +1,7 @@
 """End to end with a real Chromium: which pages each render mode renders, and what it finds.
 
-CI installs Debian's chromium; these tests are not skipped when a browser is missing,
-because rendering is part of the product.
+CI installs Debian's chromium-headless-shell (the browser find_browser takes) and chromium; these
+tests are not skipped when a browser is missing, because rendering is part of the product.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ _QUIET_ARGS = (
 _KEPT_RESOURCES = frozenset({"document", "script", "xhr", "fetch"})
 INSTALL_HINT = (
     "install scrapy-playwright (pip install 'sitemap_spider[render]') and a browser with "
-    "`playwright install chromium` (or Debian's `apt-get install chromium`), "
+    "`playwright install chromium` (or Debian's `apt-get install chromium-headless-shell`), "
     "or name one with -s SITEMAP_BROWSER_PATH=/path/to/chrome"
 )
 
