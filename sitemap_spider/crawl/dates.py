@@ -245,13 +245,18 @@ def stored_lastmod(lastmod: str | None, last_modified: str | None) -> str | None
     """
     if lastmod is None:
         return None
+    header_read = last_modified is None or parse_http_date(last_modified) is not None
+    if "1991" < lastmod[:4] <= "9999" and header_read:
+        # Nearly every record, twice a page of a recrawl: the year is enough, the history holding
+        # only lastmods a crawl wrote (W3C Datetimes, the year first).
+        return lastmod
     try:
         instant = parse_lastmod(lastmod)
     except InvalidEntryError:
         return None
     if instant < EARLIEST:
         return None  # 1970-01-01T00:00:01 of a Nix store's header, as earlier releases published it
-    if last_modified is not None and parse_http_date(last_modified) is None:
+    if last_modified is not None and not header_read:
         # .NET's "Mon, 01 Jan 0001 00:00:00 GMT", which email.utils read as 2001-01-01.
         try:
             read = parsedate_to_datetime(" ".join(last_modified.split()))
