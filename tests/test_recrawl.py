@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy.http import HtmlResponse
 
 from sitemap_spider.config import CrawlTarget
-from sitemap_spider.crawl.recrawl import DAY, Recrawl, is_transient
+from sitemap_spider.crawl.recrawl import DAY, Recrawl, is_transient, response_facts
 from sitemap_spider.history.record import PageRecord
 from sitemap_spider.history.store import HistoryStore
 
@@ -87,3 +90,21 @@ def test_a_placeholder_lastmod_of_an_earlier_release_is_not_kept(
     assert dataclasses.replace(found, lastmod=lastmod) == record
     kept_record = recrawl.kept(ORIGIN + "/p", 503)
     assert kept_record is not None and kept_record.lastmod == kept
+
+
+def test_a_server_clock_ahead_of_ours_vouches_for_no_lastmod_in_the_future() -> None:
+    """A Date a year ahead once let a Last-Modified up to it through as the lastmod (a future one,
+    which validate warns of and search engines ignore): the response is dated at its receipt then."""
+    ahead = time.time() + 365 * DAY
+    headers = {"Date": format_datetime(_utc(ahead), usegmt=True),
+               "Last-Modified": format_datetime(_utc(ahead - 30 * DAY), usegmt=True)}
+    facts = response_facts(HtmlResponse("http://h/", body=b"<html></html>", headers=headers))
+    assert facts["response_time"] == facts["fetched_at"]
+    behind = time.time() - DAY  # a clock behind ours: its Date still dates the response
+    headers["Date"] = format_datetime(_utc(behind), usegmt=True)
+    facts = response_facts(HtmlResponse("http://h/", body=b"<html></html>", headers=headers))
+    assert facts["response_time"] == pytest.approx(int(behind))
+
+
+def _utc(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(int(timestamp), UTC)

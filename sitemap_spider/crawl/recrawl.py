@@ -66,7 +66,9 @@ def response_facts(response: Response) -> dict[str, Any]:
     return {
         "last_modified": header.decode("latin-1") if header else None,
         "etag": etag.decode("latin-1") if etag else None,
-        "response_time": sent.timestamp() if sent is not None else fetched_at,
+        # A server's clock ahead of ours would let its Date vouch for a lastmod in the future: the
+        # response is never later than its receipt.
+        "response_time": min(sent.timestamp(), fetched_at) if sent is not None else fetched_at,
         "fetched_at": fetched_at,
     }
 
