@@ -25,7 +25,7 @@ import redis
 from sitemap_spider.config import ConfigError, SharedConfig
 from sitemap_spider.modes.shared.connection import PatientRedis, RedisLost
 from sitemap_spider.modes.shared.crawl import SharedCrawl
-from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, serve_site
+from tests.crawl_fixtures import RunningSite, crawl_command, serve_site
 from tests.generated_site import build_generated_site
 from tests.redis_fixtures import RedisServer
 from tests.site_server import HTML, SiteServer, html_page, links

@@ -173,11 +173,11 @@ def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
             candidates.extend(_json_ld_dates(json.loads(script.text or "")))
         except ValueError:
             continue  # broken JSON-LD is common; the other sources may still say
-    for tag, attribute, value, date in _META_DATES:
+    for tag, attribute, value, dated_by in _META_DATES:
         elements = tags.metas if tag == "meta" else tags.times
         candidates.extend(
-            element.get(date) for element in elements
-            if element.get(attribute) == value and element.get(date) is not None
+            element.get(dated_by) for element in elements
+            if element.get(attribute) == value and element.get(dated_by) is not None
         )
     for candidate in candidates:
         found = parse_page_date(candidate if isinstance(candidate, str) else None)
