@@ -39,8 +39,8 @@ REACHED_DOWNLOADER: Final = "sitemap_reached_downloader"
 #: other process of a two-process crawl lent or sent back to render). Taken off as it is queued, so
 #: a redirect from it is filtered as usual (modes/schedulers.py SpillScheduler).
 PAST_FILTER: Final = "sitemap_past_filter"
-#: The page's callback ended without judging it: the crawl stopped while its template's probe waited to
-#: be rendered again (render/download.py). Not marked done: a JOBDIR or Redis crawl judges it on resume.
+#: The page's callback ended without judging it: the crawl stopped while its render decision waited (a
+#: script file's read, its template's probe). Not marked done: a JOBDIR or Redis crawl judges it on resume.
 NOT_DONE: Final = "sitemap_not_done"
 
 

@@ -38,8 +38,6 @@ _IMF_FIXDATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}
 # month is: email.utils also reads the RFC 850 layout with a four-digit year, "01-Jan-0001" (the
 # Netscape cookie form), where the same year became 2001.
 _ZERO_LED_YEAR = re.compile(r"(?:(?<=[A-Za-z]-)|(?<![+\-:\d]))0\d{3}(?!\d)")
-#: A date before the web is a placeholder, not a change (sitemaps/rules.py).
-EARLIEST = EARLIEST_LASTMOD
 
 
 def parse_http_date(value: str | bytes | None) -> datetime | None:
@@ -100,7 +98,7 @@ def w3c_datetime(moment: datetime) -> str:
 def lastmod_from_header(value: str | bytes | None) -> str | None:
     """The ``<lastmod>`` for a ``Last-Modified`` header value, ``None`` when unusable."""
     parsed = parse_http_date(value)
-    return None if parsed is None or parsed < EARLIEST else w3c_datetime(parsed)
+    return None if parsed is None or parsed < EARLIEST_LASTMOD else w3c_datetime(parsed)
 
 
 # --- what the page says of its own date ------------------------------------------
@@ -165,7 +163,8 @@ def _json_ld_dates(data: Any) -> Iterator[Any]:
 
 def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
     """The page's own modification date (JSON-LD, then meta tags), if plausible: not after the
-    response. A date before the web (:data:`EARLIEST`) is passed over for the next source."""
+    response. A date before the web (``EARLIEST_LASTMOD``, sitemaps/rules.py) is passed over for the
+    next source."""
     tags = page_tags(root)
     candidates: list[Any] = []
     for script in tags.json_ld:
@@ -181,7 +180,7 @@ def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
         )
     for candidate in candidates:
         found = parse_page_date(candidate if isinstance(candidate, str) else None)
-        if found is None or found.moment < EARLIEST:
+        if found is None or found.moment < EARLIEST_LASTMOD:
             # No date, or a CMS's zero time written for none (Hugo's 0001-01-01, the Unix epoch),
             # as an unreadable one is: another source of the page may have the date.
             continue
@@ -217,7 +216,7 @@ def header_date(evidence: Evidence, prior: Prior | None) -> str | None:
     """The Last-Modified header as a lastmod, unless it is the response's time or later, before the
     web, or moves alone."""
     moment = parse_http_date(evidence.last_modified)
-    if moment is None or moment < EARLIEST:
+    if moment is None or moment < EARLIEST_LASTMOD:
         return None  # unreadable, or a placeholder
     if moment >= evidence.response_time - RESPONSE_TIME_SLACK:
         # Within the slack of the response's time it was stamped "now" and says nothing about
@@ -254,7 +253,7 @@ def stored_lastmod(lastmod: str | None, last_modified: str | None) -> str | None
         instant = parse_lastmod(lastmod)
     except InvalidEntryError:
         return None
-    if instant < EARLIEST:
+    if instant < EARLIEST_LASTMOD:
         return None  # 1970-01-01T00:00:01 of a Nix store's header, as earlier releases published it
     if last_modified is not None and not header_read:
         # .NET's "Mon, 01 Jan 0001 00:00:00 GMT", which email.utils read as 2001-01-01.

@@ -2,10 +2,11 @@
 
 Playwright's own Chromium (``playwright install chromium``) is preferred; then
 a system Chromium or Chrome on the PATH, Chromium's headless shell first;
-``SITEMAP_BROWSER_PATH`` names one explicitly. Rendering also needs scrapy-playwright (the ``render`` extra): without it
-there is no browser, whatever is installed. Everything a page loads besides its own document and same-site
-scripts, XHR and fetch is aborted: images, fonts and analytics cost time and
-build no links. Nothing on another origin is requested, navigations included.
+``SITEMAP_BROWSER_PATH`` names one explicitly. Rendering also needs scrapy-playwright
+(the ``render`` extra): without it there is no browser, whatever is installed. Everything
+a page loads besides its own document and same-site scripts, XHR and fetch is aborted:
+images, fonts and analytics cost time and build no links. Nothing on another origin is
+requested, navigations included.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ logger = logging.getLogger(__name__)
 # for Debian's full chromium in its headless mode (machine B, three runs each): on a static site,
 # one template probe's browser was the whole difference between render=auto and render=never.
 SYSTEM_BROWSERS = (
-    "chromium-headless-shell", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome",
-)
+    "chromium-headless-shell", "chromium", "chromium-browser",
+    "google-chrome", "google-chrome-stable", "chrome",
+)  # fmt: skip
 # Chromium's own background traffic goes nowhere on a closed network and slows start-up.
 _QUIET_ARGS = (
     "--disable-dev-shm-usage",

@@ -95,8 +95,7 @@ class PooledPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):  # type:
     """Renders in pages kept open between requests; built and started by render/download.py."""
 
     def __init__(self, crawler: Any) -> None:
-        super().__init__(crawler)
-        self._crawler = crawler
+        super().__init__(crawler)  # Scrapy's HTTP/1.1 handler keeps it as self._crawler
         self._max_redirects = crawler.settings.getint("REDIRECT_MAX_TIMES")
         self._pages = PagePool(self.config.max_pages_per_context)
 
