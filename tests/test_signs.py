@@ -93,6 +93,38 @@ def test_site_script_urls_skip_libraries_analytics_and_other_sites() -> None:
     ]
 
 
+
+def test_site_script_urls_resolve_each_page_s_addresses_against_its_own_base() -> None:
+    """The addresses a template repeats are resolved once per directory (or host), never across them."""
+    selector = page('<script src="nav.js"></script><script src="/js/menu.js"></script>'
+                    '<script src="../up.js"></script><script src="?v=1"></script>')
+    first = site_script_urls(selector, "http://h/a/one.html", "http://h")
+    assert first == ["http://h/a/nav.js", "http://h/js/menu.js", "http://h/up.js", "http://h/a/one.html?v=1"]
+    assert site_script_urls(selector, "http://h/b/c/two.html", "http://h") == [
+        "http://h/b/c/nav.js", "http://h/js/menu.js", "http://h/b/up.js", "http://h/b/c/two.html?v=1",
+    ]
+    # Another host with the same paths: nothing of the first host's answers is reused.
+    assert site_script_urls(selector, "http://g/a/one.html", "http://h") == []
+    assert site_script_urls(selector, "http://h/a/one.html", "http://h") == first
+
+
+@pytest.mark.parametrize(
+    ("html", "reason"),
+    [
+        # The id table keeps the first element of an id: the head's script sends the question to the body.
+        ('<html><head><script id="app" src="/a.js"></script></head><body><div id="app"></div></body></html>',
+         "app_root"),
+        ('<html><body id="app"><div id="app"></div>' + TEXT + "<script src=/a.js></script></body></html>",
+         "app_root"),
+        # An Angular root after a stray </html> still counts.
+        ("<html><body>" + TEXT + "<script src=/a.js></script></body></html><app-root></app-root>", "app_root"),
+        # Ids are case-sensitive, as getElementById is.
+        ('<html><body><div id="Root"></div>' + TEXT + "<script src=/a.js></script></body></html>", None),
+    ],
+)
+def test_empty_app_roots_are_found_by_their_ids(html: str, reason: str | None) -> None:
+    assert static_render_reason(Selector(text=html)) == reason
+
 JAVADOC_FRAMES = (
     "<script>\n<!--\nif(window==top) {\n  document.writeln('<A HREF=\"../../index.html?java/lang/String.html\" "
     "target=\"_top\"><B>FRAMES</B></A>');\n}\n//-->\n</script>"
