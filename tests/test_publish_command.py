@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -499,3 +500,24 @@ def test_iris_and_spaces_are_percent_encoded_as_the_crawl_does(tmp_path: Path) -
         assert "https://WWW.Example.com:443/./kept" in published and len(published) == 6001
         assert "(6,002 lines; 1 bad line(s) skipped, 6,000 URL(s) with raw UTF-8 or spaces percent-encoded" in run.stdout
         assert "line 6002: " in run.stderr
+
+
+def test_lastmods_before_the_web_or_after_now_are_published_as_given_and_counted(tmp_path: Path) -> None:
+    """A CMS export's zeroed or clock-skewed dates are the user's to fix: published, counted, named."""
+    ahead = (datetime.now(UTC) + timedelta(days=3)).strftime("%Y-%m-%d")
+    soon = (datetime.now(UTC) + timedelta(minutes=2)).strftime("%Y-%m-%dT%H:%M:%SZ")  # clock drift: fine
+    odd = {"a": "1970-01-01", "b": "0001-01-01T00:00:00Z", "c": ahead, "d": "1990-12-31", "e": soon,
+           "f": "1991-01-01", "g": "2024-05-01"}
+    lines = jsonl(*({"loc": BASE + name, "lastmod": lastmod} for name, lastmod in odd.items()))
+    lines += [json.dumps({"loc": f"{BASE}p{page}", "lastmod": "2024-01-02"}) for page in range(3000)]
+    path = write_lines(tmp_path / "cms.jl", lines)
+    batched = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", output="batched")
+    single = publish(tmp_path, path, output="single")
+    for run in (batched, single):
+        assert run.returncode == 0, run.describe()
+        said = "lastmods published as given but distrusted by search engines: 3 before 1991 and 1 later than now"
+        assert said in run.stdout, run.stdout
+        listed = {url["loc"]: url.get("lastmod") for url in run.urls()}
+        assert {name: listed[BASE + name] for name in odd} == odd
+    clean = publish(tmp_path, write_lines(tmp_path / "clean.jl", CRAWL_LINES), output="clean")
+    assert clean.returncode == 0 and "distrusted" not in clean.stdout, clean.describe()

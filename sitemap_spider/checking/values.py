@@ -8,17 +8,17 @@ rule a refused value breaks, so that a report names the cause rather than the XS
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Final
 from urllib.parse import urlsplit
 
 from sitemap_spider.sitemaps import (
     CHANGEFREQS,
     CHANGEFREQ_VALUES,
-    EARLIEST_LASTMOD,
     MAX_LOC_LENGTH,
     InvalidEntryError,
     check_loc,
+    lastmod_oddity,
     normalize_url,
     parse_lastmod,
     remove_dot_segments,
@@ -35,8 +35,6 @@ _NO_SECONDS: Final = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(Z|[+-]\d{2}:\d
 _DECIMAL: Final = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
 # A date names a day that begins 14 hours earlier in the easternmost zone (+14:00); a time
 # a little ahead of our clock is clock skew, not a future change.
-_DATE_LEAD: Final = timedelta(hours=14)
-_CLOCK_SKEW: Final = timedelta(minutes=5)
 
 
 def loc_problems(loc: str) -> list[Problem]:
@@ -108,12 +106,10 @@ def lastmod_problems(value: str, now: datetime) -> list[Problem]:
         instant = parse_lastmod(value)
     except InvalidEntryError as exc:
         return [("lastmod.format", str(exc))]
-    if instant < EARLIEST_LASTMOD:
-        # First: the year 1 less the lead below is out of datetime's range (validate crashed on it).
+    oddity = lastmod_oddity(value, instant, now)
+    if oddity == "placeholder":
         return [("lastmod.placeholder", f"{value!r} is before the web (1991): a placeholder, not the page's change")]
-    # A date alone parses as midnight UTC; it has begun somewhere once midnight at +14:00 has passed.
-    begins = instant - _DATE_LEAD if "T" not in value else instant - _CLOCK_SKEW
-    if begins > now:
+    if oddity == "future":
         return [("lastmod.future", f"{value!r} is later than now ({now:%Y-%m-%dT%H:%M:%SZ})")]
     return []
 

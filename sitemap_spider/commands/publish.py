@@ -172,6 +172,13 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
         left_out.append(f"{unchecked:,} hreflang alternate(s) on other hosts written unchecked")
     if result.news_urls or result.news_too_old:
         left_out.append(f"{result.news_urls:,} article(s) in news files, {result.news_too_old:,} older than 2 days left out")
+    odd = dict(result.odd_lastmods)
+    if odd:
+        kinds = [f"{odd[k]:,} {w}" for k, w in (("placeholder", "before 1991"), ("future", "later than now")) if k in odd]
+        left_out.append(
+            f"lastmods published as given but distrusted by search engines: {' and '.join(kinds)} "
+            "(scrapy validate lists them)"
+        )
     groups = ", ".join(f"{group} {urls:,}" for group, urls in result.group_urls)
     return (
         f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "

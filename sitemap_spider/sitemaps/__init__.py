@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         EARLIEST_LASTMOD as EARLIEST_LASTMOD,
         check_entry as check_entry,
         check_loc as check_loc,
+        lastmod_oddity as lastmod_oddity,
         parse_lastmod as parse_lastmod,
     )
     from .urls import (
@@ -130,7 +131,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "entry": ("Alternate", "News", "PageSummary", "RichEntry", "SitemapEntry", "SummarizedEntry", "Video"),
     "entry_form": ("ROW_COLUMNS", "entry_from_json", "entry_of_row", "entry_row", "entry_to_json"),
     "item_entries": ("item_to_entry",),
-    "rules": ("CHANGEFREQS", "CHANGEFREQ_VALUES", "EARLIEST_LASTMOD", "check_entry", "check_loc", "parse_lastmod"),
+    "rules": (
+        "CHANGEFREQS", "CHANGEFREQ_VALUES", "EARLIEST_LASTMOD", "check_entry", "check_loc", "lastmod_oddity",
+        "parse_lastmod",
+    ),
     "urls": ("base_url_of", "normalize_url", "origin_of", "remove_dot_segments"),
     "names": ("INDEX_NAME",),
     "limits": ("MAX_BYTES_PER_SITEMAP", "MAX_LOC_LENGTH", "MAX_SITEMAPS_PER_INDEX", "MAX_URLS_PER_SITEMAP"),
@@ -184,6 +188,7 @@ __all__ = [
     "InvalidEntryError",
     "item_to_entry",
     "KINDS",
+    "lastmod_oddity",
     "MAX_BYTES_PER_SITEMAP",
     "MAX_IMAGES",
     "MAX_LOC_LENGTH",

@@ -73,6 +73,22 @@ _MAX_ZONE_OFFSET = timedelta(hours=14)  # the XSD date/time types allow -14:00..
 #: serves 1970-01-01T00:00:01; the DOS epoch zip archives give their files, 1980-01-01; .NET's
 #: DateTime.MinValue, 0001-01-01). The crawl writes no such lastmod, and validate warns of one.
 EARLIEST_LASTMOD = datetime(1991, 1, 1, tzinfo=UTC)
+# A date alone parses as midnight UTC: it has begun somewhere once midnight at +14:00 has passed.
+_DATE_LEAD = timedelta(hours=14)
+# A date-time a few minutes ahead is a clock's drift, not a date from the future.
+_CLOCK_SKEW = timedelta(minutes=5)
+
+
+def lastmod_oddity(value: str, instant: datetime, now: datetime) -> str | None:
+    """``"placeholder"`` for a lastmod before the web, ``"future"`` for one later than ``now``, else None.
+
+    ``instant`` is ``parse_lastmod(value)``; ``now`` an aware datetime. Search engines distrust a
+    site's lastmods once they meet such dates: validate warns of them, publish counts them.
+    """
+    if instant < EARLIEST_LASTMOD:
+        return "placeholder"
+    begins = instant - _DATE_LEAD if "T" not in value else instant - _CLOCK_SKEW
+    return "future" if begins > now else None
 
 
 def parse_lastmod(value: str) -> datetime:

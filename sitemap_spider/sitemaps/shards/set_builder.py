@@ -61,6 +61,8 @@ class PublishResult:
     #: With SITEMAP_GROUPS: URLs per group, in the order of the rules, then "other" for the URLs of no group.
     group_urls: tuple[tuple[str, int], ...] = ()
     llms_txt: LlmsTxtResult | None = None  # SITEMAP_LLMS_TXT: what llms.txt lists
+    #: Lastmods written as given that are before 1991 ("placeholder") or later than now ("future").
+    odd_lastmods: tuple[tuple[str, int], ...] = ()
 
 
 class SitemapSetBuilder:
@@ -270,6 +272,7 @@ class SitemapSetBuilder:
             changes=changes,
             group_urls=self._group_urls(shards),
             llms_txt=llms_result,
+            odd_lastmods=tuple((oddity, n) for oddity, n in loop.lastmods.counts.items() if n),
         )
         logger.info(
             "Published %s: %d URLs in %d files (%d duplicates dropped)",

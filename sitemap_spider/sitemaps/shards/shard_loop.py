@@ -9,8 +9,9 @@ closed shard to the finisher, which compresses and validates it in the backgroun
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sitemap_spider.sitemaps.changes.compare import ChangeFinder
@@ -28,8 +29,37 @@ from sitemap_spider.sitemaps.names import NEWS_PREFIX, SHARD_PREFIX
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.rich_loop import MAX_NEWS_URLS, RichOutput
 from sitemap_spider.sitemaps.runs.sorting import LineSorter
+from sitemap_spider.sitemaps.rules import lastmod_oddity, parse_lastmod
 from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter
 from sitemap_spider.sitemaps.xml.elements import url_lines
+
+
+class LastmodTally:
+    """Counts the lastmods written that are before the web or later than now (rules.lastmod_oddity).
+
+    A list from a CMS may hold them (a zeroed date, 1970 or 0001; a clock set ahead): they are
+    published as given, and said. The common block has none, which two C-level passes (the
+    earliest and latest text) show; only a block that may have some is parsed.
+    """
+
+    # Past these texts a lastmod may be odd: a day of slack each side for the zones.
+    _EARLY = "1991-01-02"
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self._late = (now - timedelta(days=1)).strftime("%Y-%m-%d")
+        self.counts = {"placeholder": 0, "future": 0}
+
+    def blocks(self, blocks: Iterable[KeptBlock]) -> Iterator[KeptBlock]:
+        for block in blocks:
+            present = list(filter(None, block[1]))
+            if present and (min(present) < self._EARLY or max(present) > self._late):
+                for lastmod in present:
+                    if lastmod < self._EARLY or lastmod > self._late:
+                        oddity = lastmod_oddity(lastmod, parse_lastmod(lastmod), self.now)
+                        if oddity is not None:
+                            self.counts[oddity] += 1
+            yield block
 
 
 class ShardLoop:
@@ -57,6 +87,7 @@ class ShardLoop:
         self._on_content_duplicate = on_content_duplicate
         self.duplicates = 0  # repeated locs dropped while writing
         self.content_duplicates = 0  # entries dropped because an earlier loc has their content_digest
+        self.lastmods = LastmodTally(datetime.now(UTC))
 
     def write_shards(
         self, sorter: LineSorter, shared: set[str] | None, workers: Executor | None, worker_count: int
@@ -112,8 +143,9 @@ class ShardLoop:
             # seen would hold them all a second time.
             walk = FirstOfEach(dict.fromkeys(shared, False), self._content_duplicate)
             shared = None
+            kept = self.lastmods.blocks(walk.blocks(blocks))
             if self._rich is None:
-                self._write_blocks(writer, walk.blocks(blocks))
+                self._write_blocks(writer, kept)
             else:
                 news = ShardWriter(
                     self._staging,
@@ -125,7 +157,7 @@ class ShardLoop:
                     prefix=NEWS_PREFIX,
                     stylesheet=options.stylesheet,
                 )
-                self._rich.write_blocks(walk.blocks(blocks), writer, news, self._compare)
+                self._rich.write_blocks(kept, writer, news, self._compare)
             self.duplicates += walk.duplicates
             writer.close()
             # The news files after the shards, as the index lists them.
