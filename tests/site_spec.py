@@ -10,6 +10,7 @@ exact expected sitemap set. The sites themselves are built with ``SiteBuilder``
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
@@ -76,6 +77,8 @@ class SiteRequest:
     target: str
     host: str
     headers: tuple[tuple[str, str], ...]
+    #: When the server received it (time.monotonic()): what a test times against its own clock.
+    received: float = field(default_factory=time.monotonic, compare=False)
 
 
 @dataclass(frozen=True)

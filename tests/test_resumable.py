@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_spider.modes.state import COMMIT_INTERVAL
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
@@ -24,6 +25,12 @@ from tests.test_crawl import assert_same_entries, without_traps
 #: Pages of the site interrupted a third of the way: enough that the crawl is well under way,
 #: with most of its requests queued on disk, when it is stopped.
 PAGES = 1500
+#: How long before a SIGKILL a page fetched again on resume may have been fetched first: a done
+#: mark is committed with the commit after its own (modes/state.py), so what the crawl handled in
+#: the last two commit intervals is lost; 0.4 s more for the answer's way to the crawl. Measured
+#: (2026-11-29, 2 cores): at most 0.37 s on an idle machine, 0.49 s with the crawl stopped
+#: (SIGSTOP) 100 ms of every 200 ms, as a busy machine starves it.
+LOST_SECONDS = 2 * COMMIT_INTERVAL + 0.4
 #: Pages of the site crawled to its end twice: whether a finished job is resumed does not
 #: depend on its size.
 FINISHED_PAGES = 300
@@ -56,6 +63,15 @@ def page_fetches(site: RunningSite) -> Counter[str]:
         for request in site.server.requests
         if request.method == "GET" and request.target != "/robots.txt"
     )
+
+
+def first_fetches(site: RunningSite) -> dict[str, float]:
+    """When each page was first fetched (the server's time.monotonic()), robots.txt left out."""
+    first: dict[str, float] = {}
+    for request in site.server.requests:
+        if request.method == "GET" and request.target != "/robots.txt":
+            first.setdefault(request.target, request.received)
+    return first
 
 
 def start(site: RunningSite, tmp_path: Path, jobdir: Path) -> subprocess.Popen[bytes]:
@@ -98,19 +114,29 @@ def test_interrupted_crawl_resumes_and_loses_nothing(site: RunningSite, tmp_path
     jobdir = tmp_path / "job"
     process = start(site, tmp_path, jobdir)
     wait_for_fetches(site, PAGES // 3, process)
+    killed_at = time.monotonic()
     os.kill(process.pid, kill)
     assert process.wait(timeout=60) != 0
-    before_resume = page_fetches(site)
+    before_resume = first_fetches(site)  # Ctrl-C: with the requests under way at the signal
+    resumed_at = time.monotonic()
 
     # The earlier set is untouched and valid while the crawl is down.
     assert {p.name: p.read_bytes() for p in output.iterdir() if p.is_file()} == earlier
     assert [u["loc"] for u in read_sitemap_set(output, site.origin + "/")] == [site.origin + "/earlier-page"]
 
     assert_complete(site, tmp_path, jobdir, counts_exact=kill == signal.SIGINT)
-    fetches = page_fetches(site)
-    fetched_again = sum(count - 1 for count in fetches.values() if count > 1)
-    # Only what was in flight is fetched twice: well under 15% of the site.
-    assert fetched_again <= 0.15 * len(fetches), (fetched_again, len(fetches), sum(before_resume.values()))
+    # Fetched again: only what was in flight, or handled since the last commit but one (a done
+    # mark goes with the commit after its own). A page answered with a 5xx may be older: its row
+    # stays in flight while it waits for its retries (docs/faults.md).
+    resumed = {r.target for r in site.server.requests if r.method == "GET" and r.received > resumed_at}
+    again = {
+        target: round(killed_at - first, 3)
+        for target, first in before_resume.items()
+        if target in resumed and site.server.resolve_target(target).status < 500
+    }
+    old = sorted(((age, target) for target, age in again.items() if age > LOST_SECONDS), reverse=True)
+    told = f"{len(old)} of the {len(again)} pages fetched again (of {len(before_resume)}) were first fetched"
+    assert not old, (f"{told} more than {LOST_SECONDS} s before the kill", old[:10])
 
 
 def test_a_finished_crawl_is_not_resumed_but_started_again(small_site: RunningSite, tmp_path: Path) -> None:

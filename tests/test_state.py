@@ -1,12 +1,18 @@
 """The JOBDIR crawl state (sitemap_spider/modes/state.py): rich entries and extension problems
-survive a reopening, and a state file of an earlier version gains the extensions column."""
+survive a reopening, a state file of an earlier version gains the extensions column, and a
+done mark is committed with the commit after its own."""
 
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
+from types import SimpleNamespace
 
-from sitemap_spider.modes.state import CrawlState
+import pytest
+
+from sitemap_spider.modes import state as state_module
+from sitemap_spider.modes.state import COMMIT_INTERVAL, DONE, IN_FLIGHT, CrawlState
 from sitemap_spider.sitemaps.entry import Alternate, News, RichEntry, SitemapEntry, Video
 
 BASE = "https://www.example.com/"
@@ -55,3 +61,36 @@ def test_a_state_file_of_an_earlier_version_gains_the_column(tmp_path: Path) -> 
     state.add_entry(RichEntry(BASE + "new", images=(BASE + "n.png",)))
     assert next(iter(state.entries())) == RichEntry(BASE + "new", images=(BASE + "n.png",))  # loc order
     state.close()
+
+
+def test_a_done_mark_is_committed_with_the_commit_after_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a SIGKILL loses: the done marks of the last two commit intervals, fetched again on resume
+    (tests/test_resumable.py times it in a real crawl)."""
+    clock = [0.0]
+    monkeypatch.setattr(state_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    path = tmp_path / "sitemap-state.sqlite"
+    state = CrawlState(path)
+    state.start(fresh=True)
+    for n in range(3):
+        state.add_request(f"{n}".encode(), 0, f"request {n}".encode())
+    ids = [request_id for request_id, _ in state.take(3)]
+
+    def on_disk() -> list[int]:
+        with closing(sqlite3.connect(path)) as db:
+            return [int(row[0]) for row in db.execute("SELECT state FROM requests ORDER BY id")]
+
+    state.done(ids[0])  # before the interval is over: no commit
+    clock[0] = COMMIT_INTERVAL
+    state.done(ids[1])  # a commit, without the marks: Scrapy queues the callbacks' requests later
+    assert on_disk() == [IN_FLIGHT] * 3
+    clock[0] = 2 * COMMIT_INTERVAL
+    state.done(ids[2])  # the next commit: the marks of the interval before
+    assert on_disk() == [DONE, DONE, IN_FLIGHT]
+
+    state._db.close()  # killed: what is not committed is lost
+    resumed = CrawlState(path)
+    resumed.start(fresh=False)
+    assert resumed.resumed and resumed.take(3) == [(ids[2], b"request 2")]
+    resumed.close()
