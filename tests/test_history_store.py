@@ -6,6 +6,7 @@ import dataclasses
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,22 @@ def test_extension_kinds_tell_none_noted_from_not_noted(tmp_path: Path) -> None:
     assert store.extension_kinds(ORIGIN, "h") == "hi"
     assert store.extension_kinds("https://other.example", "h") == "h"  # per origin
     store.close()
+
+
+def test_a_store_dropped_in_another_thread_closes_its_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The garbage collector finalizes a store in whichever thread it runs in (a cycle that holds
+    one collected while a test server's thread allocates): its connection closes there too."""
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda raised: unraisable.append(raised.exc_value))
+    path = tmp_path / "history.sqlite"
+    store = HistoryStore(path)
+    store.commit([record("/a")], ORIGIN)
+    held = [store]
+    del store
+    dropper = threading.Thread(target=held.clear)  # the last reference goes in that thread
+    dropper.start()
+    dropper.join()
+    assert unraisable == []
+    assert [p.name for p in tmp_path.iterdir()] == ["history.sqlite"]  # closed: no -wal, no -shm

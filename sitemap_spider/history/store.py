@@ -49,7 +49,12 @@ class HistoryStore:
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None)
+            # Any thread: the crawl uses the store in its one thread (the reactor's), but the
+            # finalizer below runs in the thread that drops the store or collects it (the
+            # garbage collector runs in whichever thread allocates), when nothing else can use it.
+            db = sqlite3.connect(
+                self.path, timeout=_BUSY_SECONDS, isolation_level=None, check_same_thread=False
+            )
             # WAL: the crawl's readers never wait for a commit, nor a commit for them.
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_TABLE + "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);")
