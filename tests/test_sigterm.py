@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_spider.crawl.stopping import STOP_GRACE
 from sitemap_spider.history.store import HistoryStore
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
@@ -175,6 +176,31 @@ def test_a_stopped_crawl_with_jobdir_resumes_to_the_whole_set(
     print(f"\n{signal.Signals(signum).name} x{times} with JOBDIR: "
           f"{sum(n - 1 for n in fetches.values() if n > 1)} pages fetched twice")
 
+
+
+@pytest.mark.parametrize("render", ["never", "auto"])  # Scrapy's HTTP/1.1 handler, and render=auto's
+def test_a_stop_lets_go_of_requests_that_go_unanswered(site: RunningSite, tmp_path: Path, render: str) -> None:
+    """Answers that do not come hold a SIGTERM STOP_GRACE seconds, not DOWNLOAD_TIMEOUT (30 s) each;
+    the requests let go are not done, and the same command with JOBDIR fetches them."""
+    jobdir = tmp_path / "job"
+    log = tmp_path / "stop.log"
+    settings = {"JOBDIR": str(jobdir), "LOG_LEVEL": "INFO"}
+    args = crawl_command(site.start_url, tmp_path, "-a", f"render={render}", settings=settings)
+    with log.open("wb") as err:
+        process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            wait_for_fetches(site, PAGES // 3, process)
+            with hanging(site.server):  # every request under way now gets no answer for 60 s
+                started = time.monotonic()
+                assert terminate(process, 1) != 0
+                took = time.monotonic() - started
+        finally:
+            if process.poll() is None:
+                process.kill()
+    text = log.read_text(errors="replace")
+    assert took < STOP_GRACE + 8, (took, text[-3000:])
+    assert re.search(r"Stopping: \d+ request\(s\) still unanswered after 3 s let go", text), text[-3000:]
+    assert_complete(site, tmp_path, jobdir)
 
 def test_after_a_sigkill_the_next_crawl_removes_what_the_killed_one_left(site: RunningSite, tmp_path: Path) -> None:
     """Nothing cleans up after a SIGKILL: the next crawl removes temporary files and folders of our own

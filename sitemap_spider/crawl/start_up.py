@@ -53,6 +53,7 @@ def configure_settings(settings: BaseSettings) -> None:
     settings.set_in_component_priority_dict("EXTENSIONS", AutoThrottle, None)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", throttle.PacingAutoThrottle, order)
     _leave_out_unused(settings)
+    _stoppable_downloads(settings)
     mode_chooser(settings).configure(settings)
 
 
@@ -82,6 +83,19 @@ def _leave_out_unused(settings: BaseSettings) -> None:
     user_limit = (settings.getpriority("URLLENGTH_LIMIT") or 0) > 0
     unused = tuple(path for path in _UNUSED_SPIDER_MIDDLEWARES if not (user_limit and path == _URL_LENGTH))
     _leave_out_of_base(settings, "SPIDER_MIDDLEWARES", unused)
+
+
+_HTTP11 = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
+_STOPPABLE = "sitemap_spider.crawl.stopping.StoppableDownloadHandler"
+
+
+def _stoppable_downloads(settings: BaseSettings) -> None:
+    """http and https through Scrapy's handler that a stop lets go of (crawl/stopping.py), in the base
+    list: a project's own ``DOWNLOAD_HANDLERS`` for a scheme, and render=auto's, still win."""
+    base = settings.getdict("DOWNLOAD_HANDLERS_BASE")
+    if any(base.get(scheme) == _HTTP11 for scheme in ("http", "https")):
+        handlers = {scheme: _STOPPABLE if path == _HTTP11 else path for scheme, path in base.items()}
+        settings.set("DOWNLOAD_HANDLERS_BASE", handlers, settings.getpriority("DOWNLOAD_HANDLERS_BASE") or 0)
 
 
 def _leave_out_of_base(settings: BaseSettings, name: str, paths: tuple[str, ...]) -> None:

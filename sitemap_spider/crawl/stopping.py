@@ -8,8 +8,12 @@ by a robots.txt ``Crawl-delay`` held a stop for that pause times the requests wa
 spider is closing, the requests still waiting in a slot are let go without being sent, as a
 held retry is (:class:`~sitemap_spider.crawl.retries.RetryLater`): not done, nothing recorded.
 A stopped crawl publishes nothing, so no set misses them. With ``JOBDIR`` they are fetched when
-the crawl resumes; in a shared crawl their leases go to the other workers. Requests already sent
-are waited for, as before.
+the crawl resumes; in a shared crawl their leases go to the other workers.
+
+Requests already sent get :data:`STOP_GRACE` seconds to be answered (a local or healthy site
+answers in milliseconds), then are let go the same way (:class:`StoppableDownloadHandler`, the
+crawl's handler for http and https). Scrapy waited for each up to ``DOWNLOAD_TIMEOUT`` (30 s): a
+page that answers slowly held a SIGTERM for 22.7 s, past the 10 s ``docker stop`` allows.
 
 The browser's requests waiting in a slot are let go too. A page's render is left not done by its
 errback (render/spider_side.py); a template's probe, or the read of a script file that decides
@@ -21,23 +25,30 @@ renders held a stop for 5.9 s, a probe started the browser after it, script file
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import signals
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.utils.asyncio import create_looping_call, sleep
 
 from sitemap_spider.crawl.retries import RetryLater
 
 if TYPE_CHECKING:
-    from scrapy import Spider
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
 #: How often the engine is looked at for a close (here, and by a wait), in seconds.
 CHECK_SECONDS = 0.25
+#: Seconds a stopping crawl waits for the answers of requests already sent before letting them go.
+STOP_GRACE = 3.0
+#: Sent once a stopping crawl has waited STOP_GRACE seconds: let the requests in flight go.
+let_go_in_flight = object()
 
 
 class PromptStop:
@@ -46,6 +57,8 @@ class PromptStop:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self._watch: Any = None
+        self._stopping_since: float | None = None
+        self._in_flight_let_go = False
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
 
@@ -65,6 +78,11 @@ class PromptStop:
         engine = self.crawler.engine
         if engine is None or not closing(self.crawler):
             return
+        if self._stopping_since is None:
+            self._stopping_since = monotonic()
+        elif not self._in_flight_let_go and monotonic() - self._stopping_since >= STOP_GRACE:
+            self._in_flight_let_go = True
+            self.crawler.signals.send_catch_log(signal=let_go_in_flight)
         let_go = 0
         for key, download_slot in engine.downloader.slots.items():
             while download_slot.queue:
@@ -91,3 +109,41 @@ async def wait_unless_stopping(crawler: Crawler, seconds: float) -> bool:
     while not closing(crawler) and (left := end - monotonic()) > 0:
         await sleep(min(CHECK_SECONDS, left))
     return not closing(crawler)
+
+
+class StoppableDownloadHandler(HTTP11DownloadHandler):
+    """Scrapy's HTTP/1.1 handler, whose requests in flight a stopping crawl lets go after STOP_GRACE.
+
+    Each one ends in :class:`~sitemap_spider.crawl.retries.RetryLater` (not done, nothing recorded),
+    as a request still waiting in its slot does; its connection is closed.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self._in_flight: set[asyncio.Future[Response]] = set()
+        self._letting_go = False
+        crawler.signals.connect(self._let_go, signal=let_go_in_flight)
+
+    async def download_request(self, request: Request) -> Response:
+        if self._letting_go:
+            raise RetryLater(f"the crawl stopped before {request.url} was fetched: not done")
+        download = asyncio.ensure_future(super().download_request(request))
+        self._in_flight.add(download)
+        try:
+            return await download
+        except asyncio.CancelledError:
+            if not (self._letting_go and download.cancelled()):
+                raise  # this request's own cancellation, not the stop's
+            raise RetryLater(f"the crawl stopped while {request.url} was being fetched: not done") from None
+        finally:
+            self._in_flight.discard(download)
+
+    def _let_go(self) -> None:
+        self._letting_go = True
+        if self._in_flight:
+            logger.info(
+                "Stopping: %d request(s) still unanswered after %.0f s let go (not done: a resumed JOBDIR "
+                "crawl or the other workers fetch them)", len(self._in_flight), STOP_GRACE,
+            )  # fmt: skip
+        for download in list(self._in_flight):
+            download.cancel()

@@ -26,12 +26,11 @@ import logging
 import random
 from typing import TYPE_CHECKING
 
-from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, response_retry_after
 from sitemap_spider.crawl.retries import RetryLater, retry_delay
-from sitemap_spider.crawl.stopping import wait_unless_stopping
+from sitemap_spider.crawl.stopping import StoppableDownloadHandler, wait_unless_stopping
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -48,8 +47,9 @@ RENDER_RETRIES = 2
 RENDER_MAX_WAIT = 5.0
 
 
-class RenderingDownloadHandler(HTTP11DownloadHandler):
-    """Scrapy's HTTP/1.1 handler; requests with ``meta["playwright"]`` go to the browser's handler."""
+class RenderingDownloadHandler(StoppableDownloadHandler):
+    """Scrapy's HTTP/1.1 handler (let go at a stop: crawl/stopping.py); requests with
+    ``meta["playwright"]`` go to the browser's handler."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
