@@ -120,6 +120,20 @@ def test_site_script_urls_resolve_each_page_s_addresses_against_its_own_base() -
         ("<html><body>" + TEXT + "<script src=/a.js></script></body></html><app-root></app-root>", "app_root"),
         # Ids are case-sensitive, as getElementById is.
         ('<html><body><div id="Root"></div>' + TEXT + "<script src=/a.js></script></body></html>", None),
+        # libxml2 enters an <a>'s name in the id table: a javadoc field's empty anchor is no mount point,
+        ('<html><body><a name="root"><!-- --></a>' + TEXT + "<script src=/a.js></script></body></html>",
+         None),
+        # nor does a named anchor hide the empty element that has the id.
+        ('<html><body><a name="root">Tree</a><div id="root"></div>' + TEXT + "<script src=/a.js></script>"
+         "</body></html>", "app_root"),
+        # The table keeps an id's first element: a filled one does not hide an empty one after it.
+        ('<html><body><div id="app">' + TEXT + '</div><div id="app"></div><script src=/a.js></script>'
+         "</body></html>", "app_root"),
+        # An id outside the body sends the question to the walk, and <app-root> is still looked for.
+        ('<html><head><link id="app" rel="stylesheet" href="/a.css"></head><body><app-root></app-root>' + TEXT
+         + "<script src=/a.js></script></body></html>", "app_root"),
+        ('<html><body id="root"><app-root></app-root>' + TEXT + "<script src=/a.js></script></body></html>",
+         "app_root"),
     ],
 )
 def test_empty_app_roots_are_found_by_their_ids(html: str, reason: str | None) -> None:

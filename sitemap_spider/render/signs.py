@@ -93,18 +93,25 @@ def _has_empty_app_root(selector: Selector) -> bool:
     """An empty element in the body whose id names an app's mount point, or an empty ``<app-root>``.
 
     Ids are matched as written (HTML's ids are case-sensitive, as the frameworks' look-ups are).
-    The table keeps the first element of each id: one outside the body (a ``<script id="app">``
-    in the head) sends the question to a walk of the body.
+    The table answers only for an empty element of the body found by its own id. It keeps the
+    first element of each id alone (a ``<script id="app">`` in the head, a filled ``<div id="app">``
+    before an empty one), and libxml2 enters the name of an ``<a>`` as an id too (a javadoc
+    field's anchor, ``<a name="root">``): whenever it holds anything else, the body is walked.
     """
-    for element in _APP_ROOT_IDS(selector.root, ids=_APP_ROOT_ID_LIST):
-        if not any(parent.tag == "body" for parent in element.iterancestors()):
-            return any(
-                _is_empty(element) for element in _xpath(selector, "//body//*[@id]") if element.get("id") in APP_ROOTS
-            )
-        if _is_empty(element):
+    found = _APP_ROOT_IDS(selector.root, ids=_APP_ROOT_ID_LIST)
+    for element in found:
+        if element.get("id") in APP_ROOTS and _in_body(element) and _is_empty(element):
             return True
+    if found and any(
+        _is_empty(element) for element in _xpath(selector, "//body//*[@id]") if element.get("id") in APP_ROOTS
+    ):
+        return True
     top = selector.root.getroottree().getroot()
     return any(_is_empty(element) for root in (top, *top.itersiblings()) for element in root.iter("app-root"))
+
+
+def _in_body(element: Any) -> bool:
+    return any(parent.tag == "body" for parent in element.iterancestors())
 
 
 def _is_empty(element: Any) -> bool:
