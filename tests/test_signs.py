@@ -108,6 +108,29 @@ def test_site_script_urls_resolve_each_page_s_addresses_against_its_own_base() -
     assert site_script_urls(selector, "http://h/a/one.html", "http://h") == first
 
 
+def test_site_script_urls_resolve_addresses_urlsplit_changes_on_each_page() -> None:
+    """urlsplit drops tabs and newlines: "/<newline>/" is "//", the page's own address, not the host's."""
+    selector = page('<script src="/&#10;/"></script><script src="/&#9;/?v=1"></script>')
+    assert site_script_urls(selector, "http://h/a/one.html", "http://h") == [
+        "http://h/a/one.html", "http://h/a/one.html?v=1",
+    ]
+    assert site_script_urls(selector, "http://h/b/two.html?q=2", "http://h") == [
+        "http://h/b/two.html?q=2", "http://h/b/two.html?v=1",
+    ]
+
+
+def test_site_script_urls_keep_no_verdict_of_a_long_address() -> None:
+    """A megabyte-long address would be kept with its verdict: 4096 of them, gigabytes."""
+    from sitemap_spider.render import signs
+
+    signs._SITE_SCRIPTS.clear()
+    long_src = "/js/" + "a" * 100_000 + ".js"
+    base = "http://h/" + "d" * 100_000 + "/page.html"
+    selector = page(f'<script src="{long_src}"></script><script src="nav.js"></script>')
+    assert site_script_urls(selector, base, "http://h") == ["http://h" + long_src, base[:-9] + "nav.js"]
+    assert max((len(key[0]) + len(key[2]) for key in signs._SITE_SCRIPTS), default=0) <= 1024
+
+
 @pytest.mark.parametrize(
     ("html", "reason"),
     [

@@ -214,7 +214,7 @@ def site_script_urls(selector: Selector, base_url: str, origin: str) -> list[str
         if rooted not in bases:
             bases[rooted] = _resolution_base(base_url, rooted)
         base = bases[rooted] if rooted or _RELATIVE.match(src) else None
-        if base is None:
+        if base is None or len(base) + len(src) > _MAX_KEPT_LENGTH or _REMOVED_BY_URLSPLIT.search(src):
             url = _site_script(base_url, origin, src)
         else:
             key = (base, origin, src)
@@ -238,6 +238,12 @@ _RELATIVE = re.compile(r"(?![A-Za-z][A-Za-z0-9+.-]*:)[A-Za-z0-9_.~%!$&'()*+,=@-]
 _UNKNOWN = "\0"
 _SITE_SCRIPTS: dict[tuple[str, str, str], str | None] = {}
 _MAX_KEPT = 4096
+# urlsplit drops tabs and newlines anywhere in an address: "/\t/" becomes "//", the page's own
+# address, which depends on all of the base. Such addresses are resolved on each page.
+_REMOVED_BY_URLSPLIT = re.compile(r"[\t\n\r]")
+# A verdict is kept for an address and base part of up to this many characters together: a page
+# may name a script by a megabyte-long address, which 4096 entries would keep by the gigabyte.
+_MAX_KEPT_LENGTH = 1024
 
 
 def _resolution_base(base_url: str, rooted: bool) -> str | None:
