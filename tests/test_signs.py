@@ -279,3 +279,13 @@ def test_the_skeletons_own_mark_in_a_script_s_code_is_not_read_as_a_literal() ->
     text = "<p>" + "A page with enough text of its own to be judged as it is. " * 3 + "<a href='/b'>b</a></p>"
     page = Selector(text=f"<html><body>{text}<script>x.setAttribute(\ue0007\ue000, 1)</script></body></html>")
     assert static_render_reason(page, "http://example.com/") is None
+
+
+def test_an_address_urlsplit_refuses_is_no_script_and_no_link() -> None:
+    """A script at "//[oops/a.js" raised ValueError out of the spider's parse: the page was lost."""
+    selector = page(TEXT + '<script src="//[oops/a.js"></script><script src="/js/nav.js"></script>')
+    assert site_script_urls(selector, "http://h/p.html", "http://h") == ["http://h/js/nav.js"]
+    writes_a_link = "<script>document.write('<a href=/new>new</a>')</script>"
+    assert static_render_reason(page(TEXT + '<a href="http://[::1">x</a>' + writes_a_link), "http://h/") == (
+        "inline_script"
+    )

@@ -133,13 +133,21 @@ def static_links(selector: Selector, base_url: str) -> set[str]:
     """The normalised URLs the page links to in its static HTML (``<noscript>`` included)."""
     links = set()
     for value in _xpath(selector, _LINK_VALUES):
-        url = normalize_url(urljoin(base_url, value.strip()))
+        url = _resolve(base_url, value.strip())
         if url is not None:
             links.add(url)
     return links
 
 
 _LINK_VALUES = "//a/@href | //area/@href | //frame/@src | //iframe/@src"
+
+
+def _resolve(base_url: str, value: str) -> str | None:
+    """The normalised URL of an address of the page, or None (as crawl/links.py's, a bogus one is none)."""
+    try:
+        return normalize_url(urljoin(base_url, value))
+    except ValueError:  # urlsplit's "Invalid IPv6 URL": "//[oops/a.js", "http://[::1"
+        return None
 
 
 def _known_link(selector: Selector, base_url: str) -> Callable[[str], bool]:
@@ -159,7 +167,7 @@ def _known_link(selector: Selector, base_url: str) -> Callable[[str], bool]:
             return True
         if links is None:
             links = static_links(selector, base_url)
-        url = normalize_url(urljoin(base_url, href))
+        url = _resolve(base_url, href)
         return url is not None and url in links
 
     return known
@@ -258,7 +266,7 @@ def _resolution_base(base_url: str, rooted: bool) -> str | None:
 
 def _site_script(base_url: str, origin: str, src: str) -> str | None:
     """The normalised URL of a script address, when it is a same-site script worth reading."""
-    url = normalize_url(urljoin(base_url, src))
+    url = _resolve(base_url, src)
     if url is None or origin_of(url) != origin or is_analytics(url):
         return None
     path = url.split("?", 1)[0]
