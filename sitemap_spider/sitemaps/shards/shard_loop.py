@@ -9,6 +9,7 @@ closed shard to the finisher, which compresses and validates it in the backgroun
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from datetime import UTC, datetime, timedelta
@@ -39,27 +40,40 @@ class LastmodTally:
 
     A list from a CMS may hold them (a zeroed date, 1970 or 0001; a clock set ahead): they are
     published as given, and said. The common block has none, which two C-level passes (the
-    earliest and latest text) show; only a block that may have some is parsed.
+    earliest and latest text) show; only a block that may have some is looked at, each of its
+    texts once (a zeroed list repeats one), and only one near a limit is parsed.
     """
 
     # Past these texts a lastmod may be odd: a day of slack each side for the zones.
     _EARLY = "1991-01-02"
+    # Before this text a lastmod is before 1991 in any zone: its day has ended by 1990-12-31T14:00Z.
+    _SURELY_EARLY = "1990-12-31"
 
     def __init__(self, now: datetime) -> None:
         self.now = now
         self._late = (now - timedelta(days=1)).strftime("%Y-%m-%d")
+        # After this text a lastmod is later than now in any zone: its day begins 10 hours from now at least.
+        self._surely_late = (now + timedelta(days=2)).strftime("%Y-%m-%d")
         self.counts = {"placeholder": 0, "future": 0}
 
     def blocks(self, blocks: Iterable[KeptBlock]) -> Iterator[KeptBlock]:
+        early, late = self._EARLY, self._late
         for block in blocks:
             present = list(filter(None, block[1]))
-            if present and (min(present) < self._EARLY or max(present) > self._late):
-                for lastmod in present:
-                    if lastmod < self._EARLY or lastmod > self._late:
-                        oddity = lastmod_oddity(lastmod, parse_lastmod(lastmod), self.now)
-                        if oddity is not None:
-                            self.counts[oddity] += 1
+            if present and (min(present) < early or max(present) > late):
+                candidates = Counter(text for text in present if text < early or text > late)
+                for lastmod, count in candidates.items():
+                    oddity = self._oddity(lastmod)
+                    if oddity is not None:
+                        self.counts[oddity] += count
             yield block
+
+    def _oddity(self, lastmod: str) -> str | None:
+        if lastmod < self._SURELY_EARLY:
+            return "placeholder"
+        if lastmod > self._surely_late:
+            return "future"
+        return lastmod_oddity(lastmod, parse_lastmod(lastmod), self.now)
 
 
 class ShardLoop:
