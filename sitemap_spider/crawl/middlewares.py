@@ -8,6 +8,7 @@ Spiders without a crawl mode get the library behaviour unchanged.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Self
+from weakref import WeakKeyDictionary
 from urllib.parse import urljoin, urlsplit
 
 from scrapy import Request, Spider
@@ -15,8 +16,10 @@ from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddlewa
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.redirect import MetaRefreshMiddleware, RedirectMiddleware
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import Response
+from scrapy.http import Response, TextResponse
 from scrapy.http.request import NO_CALLBACK
+from scrapy.utils import response as scrapy_response
+from scrapy.utils.response import get_base_url, get_meta_refresh
 from w3lib.url import safe_url_string
 
 from sitemap_spider import request_meta as meta
@@ -149,7 +152,43 @@ class RecordingRedirectMiddleware(_RecordRedirects, RedirectMiddleware):
 
 
 class RecordingMetaRefreshMiddleware(_RecordRedirects, MetaRefreshMiddleware):
-    """MetaRefreshMiddleware that records the refreshing URL as excluded."""
+    """MetaRefreshMiddleware that records the refreshing URL as excluded.
+
+    A ``<base href>`` or a refresh URL that is no URL (``http://[x/``, which urlsplit refuses)
+    made Scrapy's reading raise, here and in every later reader of the page (its selector
+    among them): the page was lost, and a home page with one published nothing. The page's
+    links resolve against its own URL then, as a browser's do, and such a refresh is none.
+    """
+
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Request | Response:
+        try:
+            return super().process_response(request, response, spider)
+        except ValueError:
+            if not (isinstance(response, TextResponse) and _settle_bad_urls(response, self._ignore_tags)):
+                raise
+            return super().process_response(request, response, spider)
+
+
+def _settle_bad_urls(response: TextResponse, ignore_tags: list[str]) -> bool:
+    """Give Scrapy's per-response caches the page's own URL for a base that is no URL, and no
+    refresh for a refresh to no URL; whether there was one (Scrapy keeps those caches private:
+    tests/test_bad_urls.py notices if they go)."""
+    settled = False
+    try:
+        get_base_url(response)
+    except ValueError:
+        if isinstance(bases := getattr(scrapy_response, "_baseurl_cache", None), WeakKeyDictionary):
+            bases[response] = response.url
+            settled = True
+    try:
+        get_meta_refresh(response, ignore_tags=ignore_tags)
+    except ValueError:
+        if isinstance(refreshes := getattr(scrapy_response, "_metaref_cache", None), WeakKeyDictionary):
+            refreshes[response] = (None, None)
+            settled = True
+    return settled
 
 
 class RecordingHttpCompressionMiddleware(HttpCompressionMiddleware):
