@@ -270,10 +270,21 @@ def _group(where: str, item: Any) -> SitemapGroup:
     if prefix is not None:
         if not isinstance(prefix, str) or not prefix.startswith("/"):
             raise ConfigError(where, f"prefix must be a URL path starting with '/', got {prefix!r}")
-        return SitemapGroup(item["group"], prefix=prefix)
+        return SitemapGroup(item["group"], prefix=_path_prefix(prefix))
     if not isinstance(pattern, str):
         raise ConfigError(where, f"pattern must be a regular expression, got {pattern!r}")
     return SitemapGroup(item["group"], pattern=_compile(where, pattern))
+
+
+def _path_prefix(prefix: str) -> str:
+    """A group's path prefix as a loc spells it. A loc holds no raw non-ASCII character nor
+    white space: a prefix holding one (``/博客/``, ``/my docs/``) is put in the normal form the
+    crawl and ``scrapy publish`` give such a path (``/%E5%8D%9A%E5%AE%A2/``), else it would match
+    nothing. Any other prefix is compared as given."""
+    if (prefix.isascii() and not any(char.isspace() for char in prefix)) or "?" in prefix or "#" in prefix:
+        return prefix
+    normal = normalize_url("http://prefix.invalid" + prefix)
+    return prefix if normal is None else normal[len("http://prefix.invalid"):]
 
 
 def _priority(where: str, value: Any) -> float | None:

@@ -45,8 +45,8 @@ SITEMAP_LLMS_TXT_MAX = 5000
 # non-zero. 0 turns the guard off (a deliberate shrink).
 SITEMAP_MAX_SHRINK = 0.5
 # Sitemaps by section: [{"group": name, "prefix": "/blog/"} or {"group": name, "pattern": regex}],
-# the first rule that matches a URL (a path prefix, or a regular expression searched in the
-# URL) names its group. Each group's URLs go into files of their own, sitemap-<group>-00001.xml,
+# the first rule that matches a URL (a path prefix, written as is or percent-encoded: "/博客/"
+# is "/%E5%8D%9A%E5%AE%A2/", or a regular expression searched in the URL) names its group. Each group's URLs go into files of their own, sitemap-<group>-00001.xml,
 # sharded at the limits; the URLs no rule matches stay in sitemap-00001.xml. Search Console then
 # reports indexing per section. Names: lower-case letters, digits, '-' and '_' ("news" and
 # "other", the URLs of no group in the counts, are taken).

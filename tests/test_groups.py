@@ -143,3 +143,17 @@ def test_a_bad_group_rule_names_the_setting(value: str, where: str, message: str
         read_groups(Settings({"SITEMAP_GROUPS": value}), "SITEMAP_GROUPS")
     assert raised.value.name == where
     assert message in str(raised.value)
+
+
+def test_a_prefix_in_raw_utf8_or_with_spaces_matches_the_locs_that_spell_it_encoded() -> None:
+    """A loc's path is percent-encoded (the crawl's normal form, and scrapy publish's for an IRI):
+    a prefix written as the site's readers see it, ``/博客/``, used to match no URL at all."""
+    value = '[{"group": "blog", "prefix": "/博客/"}, {"group": "docs", "prefix": "/my docs/"}]'
+    groups = read_groups(Settings({"SITEMAP_GROUPS": value}), "SITEMAP_GROUPS")
+    assert group_of(groups, "https://example.com/%E5%8D%9A%E5%AE%A2/a") == "blog"
+    assert group_of(groups, "https://example.com/my%20docs/b") == "docs"
+    assert group_of(groups, "https://example.com/%E5%8D%9A/") is None
+    # A prefix a loc can hold is compared as given, escapes and all.
+    value = '[{"group": "users", "prefix": "/%7euser/"}]'
+    groups = read_groups(Settings({"SITEMAP_GROUPS": value}), "SITEMAP_GROUPS")
+    assert group_of(groups, "https://example.com/%7euser/a") == "users"
