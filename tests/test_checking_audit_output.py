@@ -27,6 +27,15 @@ def test_exactly_the_cap_needs_no_more_line() -> None:
     assert len(terminal_lines(findings, "")) == TERMINAL_PER_RULE
 
 
+def test_a_finding_about_a_listed_url_names_it_beside_its_file_and_line() -> None:
+    listed = Finding("audit.http_error", f"{SITE}sitemap-00001.xml", 62, "http_error: 503", f"{SITE}links/")
+    said = Finding("audit.redirect", "s.xml", 3, f"redirect: 301 to {SITE}a from {SITE}b", f"{SITE}b")
+    assert terminal_lines([listed, said], "") == [
+        f"{SITE}sitemap-00001.xml:62: error [audit.http_error] {SITE}links/: http_error: 503",
+        f"s.xml:3: error [audit.redirect] redirect: 301 to {SITE}a from {SITE}b",
+    ]
+
+
 def test_where_all_the_findings_are() -> None:
     assert where_all_are(None) == "--json lists them all, and so does -s SITEMAP_REPORT=audit.html"
     assert where_all_are(Path("out/audit.json")) == "--json lists them all, and so does out/audit.json"
