@@ -3,11 +3,14 @@ in a subprocess, on input files written here, every produced set validated and r
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -521,3 +524,75 @@ def test_lastmods_before_the_web_or_after_now_are_published_as_given_and_counted
         assert {name: listed[BASE + name] for name in odd} == odd
     clean = publish(tmp_path, write_lines(tmp_path / "clean.jl", CRAWL_LINES), output="clean")
     assert clean.returncode == 0 and "distrusted" not in clean.stdout, clean.describe()
+
+
+def _children(pid: int) -> set[int]:
+    try:
+        return {int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except OSError:
+        return set()
+
+
+def _group(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid``."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] not in "ZX":
+                members.append(int(stat.parent.name))
+    return sorted(members)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the worker processes in /proc")
+@pytest.mark.parametrize(
+    ("name", "group"),
+    [
+        ("SIGTERM", False),  # a timeout, a stopped container: to the main process
+        ("SIGINT", True),  # Ctrl-C on a terminal: to every process of the group, the workers too
+    ],
+)
+def test_a_stopped_publish_cleans_up_workers_and_staging_included(
+    tmp_path: Path, name: str, group: bool
+) -> None:
+    """A publish whose lines are parsed by worker processes, stopped as they start. Killed by
+    SIGTERM, it left its staging directory inside the output directory and its workers waiting for
+    work for ever; stopped by Ctrl-C, a worker could keep the lock of the result queue and the
+    publish waited for ever. Now either stops it cleanly, exit code 1, the old set as it was."""
+    first = publish(tmp_path, write_lines(tmp_path / "old.txt", [f"{BASE}old/{n}" for n in range(10)]))
+    assert first.returncode == 0, first.describe()
+    before = folder_files(first.output_dir)
+    big = write_lines(tmp_path / "big.txt", [f"{BASE}p/{n}" for n in range(400_000)])
+    args = [sys.executable, "-m", "scrapy", "publish", str(big), "-s", f"SITEMAP_BASE_URL={BASE}",
+            "-s", f"SITEMAP_OUTPUT_DIR={first.output_dir}", "-s", "SITEMAP_SORT_RUN_SIZE=1000"]
+    # Files, not pipes: a worker left running would hold a pipe open, and reading it would hang.
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen(
+            args, cwd=REPO_ROOT, stdout=stdout, stderr=stderr, start_new_session=True,
+            # Python leaves SIGINT ignored in a process started with it ignored (a background job).
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while not workers and process.poll() is None and time.monotonic() < deadline:
+        workers = _children(process.pid)
+        time.sleep(0.01)
+    assert workers, "the publish ended before its worker processes were seen"
+    sent = getattr(signal, name)
+    os.killpg(process.pid, sent) if group else process.send_signal(sent)
+    try:
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while _group(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = _group(process.pid)
+    finally:  # nothing left behind by a failing run of this test either
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    described = f"exit code {process.returncode}\n{out.read_text()}\n{err.read_text()[-3000:]}"
+    assert process.returncode == 1, described
+    assert "nothing published: interrupted" in err.read_text(), described
+    assert not left, f"worker processes left running: {left}"
+    assert [p.name for p in first.output_dir.iterdir() if p.name.startswith(".")] == [], described
+    assert folder_files(first.output_dir) == before
