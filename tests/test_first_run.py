@@ -55,3 +55,18 @@ def test_the_first_command_prints_a_summary_not_the_pages(tmp_path: Path) -> Non
     # An entry reads as its URL and lastmod, not as every field with the internal digest.
     scraped = [line for line in loud.stderr.splitlines() if line.startswith("<SitemapEntry ")]
     assert scraped and "content_digest" not in loud.stderr
+
+
+def test_the_second_crawling_process_is_as_quiet(tmp_path: Path) -> None:
+    """On a machine of two cores a crawl that queues enough starts a second process (a new
+    interpreter): it printed Scrapy's versions, set-up lists and stats dump, about 100 lines."""
+    with SiteServer() as server:
+        server.serve(build_generated_site(server.origin, 500))
+        two = _crawl(server.origin, tmp_path, "-s", "SITEMAP_WORKERS=2", "-s", "SITEMAP_WORKERS_AFTER=0")
+    assert two.returncode == 0, two.stderr[-3000:]
+    assert "[worker 2]" in two.stderr, two.stderr[-3000:]
+    lines = (two.stdout + two.stderr).splitlines()
+    assert len(lines) <= 40, "\n".join(lines)
+    set_up = ("Versions:", "Enabled extensions", "Overridden settings", "Dumping Scrapy stats",
+              "Crawled 0 pages")
+    assert [line for line in set_up if line in two.stderr] == [], two.stderr[-3000:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
@@ -49,10 +50,21 @@ def quiet_by_default(settings: BaseSettings) -> bool:
     if (settings.getpriority("LOG_LEVEL") or 0) > SETTINGS_PRIORITIES["default"] or settings.get("LOG_FILE"):
         return False  # a level asked for, or a log file (Scrapyd's job logs) that nobody reads live
     settings.set("LOG_LEVEL", "INFO", priority="default")
-    for name in _SET_UP_LOGGERS:
+    quiet_loggers(_SET_UP_LOGGERS)
+    return True
+
+
+def quiet_loggers(names: Iterable[str]) -> None:
+    """Keep only the warnings and errors of the loggers ``names``."""
+    for name in names:
         # A filter, not a level: Scrapy's logging set-up (dictConfig) resets its loggers' levels.
         logging.getLogger(name).addFilter(_warnings_only)
-    return True
+
+
+def quieted_loggers() -> tuple[str, ...]:
+    """The set-up loggers quiet_by_default quieted in this process: the second crawling process,
+    a new interpreter, quiets them too (modes/workers/spawn.py)."""
+    return tuple(name for name in _SET_UP_LOGGERS if _warnings_only in logging.getLogger(name).filters)
 
 
 def _warnings_only(record: logging.LogRecord) -> bool:

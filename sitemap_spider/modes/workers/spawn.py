@@ -103,11 +103,13 @@ def spawn_helper(
         SITEMAP_REPORT=None,
         **{CRAWL_NOTES_SETTING: dict(notes)},
     )
+    from sitemap_spider.commands.crawl import quieted_loggers
+
     ours, theirs = socket.socketpair()
     context = multiprocessing.get_context("spawn")
     process = context.Process(
         target=run_helper,
-        args=(crawler.spidercls, values, spider_kwargs, theirs),
+        args=(crawler.spidercls, values, spider_kwargs, theirs, quieted_loggers()),
         name="sitemap-worker-2",
         daemon=True,
     )
@@ -155,10 +157,19 @@ def _plain(settings: BaseSettings) -> dict[Any, Any]:
 
 
 def run_helper(
-    spider_cls: type[Spider], values: dict[str, Any], spider_kwargs: dict[str, Any], sock: socket.socket
+    spider_cls: type[Spider],
+    values: dict[str, Any],
+    spider_kwargs: dict[str, Any],
+    sock: socket.socket,
+    quiet: tuple[str, ...] = (),
 ) -> None:
-    """The helper process: the same crawl, fed with URLs by the leader."""
+    """The helper process: the same crawl, fed with URLs by the leader. ``quiet``: the loggers
+    the leader keeps to warnings (Scrapy's set-up lists and stats dump, commands/crawl.py)."""
     from scrapy.crawler import CrawlerProcess
+
+    from sitemap_spider.commands.crawl import quiet_loggers
+
+    quiet_loggers(quiet)
 
     global _helper_socket
     _helper_socket = sock
