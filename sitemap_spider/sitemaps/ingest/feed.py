@@ -12,7 +12,6 @@ import io
 import itertools
 import logging
 import os
-import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from sitemap_spider.sitemaps.runs.lines import DIGEST_LINE_PREFIX, Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.xml.extensions import rich_fields
 from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
+from sitemap_spider.sitemaps.ingest.pool import start_pool
 from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES, to_fields
 from sitemap_spider.sitemaps.ingest.iri import normal_fields
 from sitemap_spider.sitemaps.options import OutputOptions
@@ -264,37 +264,6 @@ def _chunks(stream: io.BufferedIOBase, path: str | None, size: int, spool_dir: P
         spool = spool_dir / f"input-{number:06d}.raw"
         spool.write_bytes(chunk)
         yield str(spool), 0, len(chunk), True
-
-
-#: Signals held while the worker processes start: see start_pool.
-_STOP_SIGNALS: Final = frozenset({signal.SIGINT, signal.SIGTERM})
-
-
-def start_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes, all of them started, with Ctrl-C and SIGTERM held meanwhile.
-
-    The pool forks its workers at its first task, then starts the thread that will stop them. A
-    KeyboardInterrupt between the two (Ctrl-C, or SIGTERM, which ``scrapy publish`` turns into
-    one) left workers that nothing would stop, and the process waited for them at exit for ever.
-    Held here, the signal comes once the pool is whole, and the pool stops as usual. The workers
-    start with the signal mask and SIGTERM of a fresh process, and ignore Ctrl-C.
-    """
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-    try:
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_signals, initargs=(held,))
-        pool.submit(int).result()  # forks every worker and starts the pool's thread now
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-    return pool
-
-
-def _worker_signals(mask: set[int | signal.Signals]) -> None:
-    # Ctrl-C on a terminal reaches every process of the group. A worker that took it as a
-    # KeyboardInterrupt while sending a result kept the queue's lock, and the next send waited
-    # for it for ever, the publish with it: the main process alone stops the run.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def ingest_chunks(ingest: Ingest, kind: str, stream: io.BufferedIOBase, path: str | None) -> None:
