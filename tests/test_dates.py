@@ -160,7 +160,13 @@ CHANGED_AT = "2026-11-24T10:00:00+00:00"
         ("Last-Modified a few s before Date", _evidence("Tue, 24 Nov 2026 09:59:55 GMT"), None, None),
         ("Last-Modified 2 s after Date", _evidence("Tue, 24 Nov 2026 10:00:02 GMT"), None, None),
         ("Last-Modified = Date, metadata", _evidence(NOW_HEADER, "2025-01-02"), None, "2025-01-02"),
-        ("metadata beats history", _evidence(None, "2025-01-02"), Prior("v1:f1", None, "2020-01-01"), "2025-01-02"),
+        # Unchanged content keeps the lastmod in force; the page's metadata dates a change, or a page without one.
+        ("unchanged: history beats new metadata", _evidence(None, "2025-01-02"), Prior("v1:f1", None, "2020-01-01"),
+         "2020-01-01"),
+        ("changed: metadata beats history", _evidence(None, "2025-01-02", fingerprint="v1:f2"),
+         Prior("v1:f1", None, "2020-01-01"), "2025-01-02"),
+        ("unchanged, no lastmod in force: metadata", _evidence(None, "2025-01-02"), Prior("v1:f1", None, None),
+         "2025-01-02"),
         ("first seen, no evidence", _evidence(), None, None),
         ("unchanged keeps none", _evidence(), Prior("v1:f1", None, None), None),
         ("unchanged keeps its date", _evidence(NOW_HEADER), Prior("v1:f1", None, "2025-05-05"), "2025-05-05"),
@@ -169,7 +175,9 @@ CHANGED_AT = "2026-11-24T10:00:00+00:00"
          Prior("v1:f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-01T00:00:00+00:00"),
         ("Last-Modified moving with the content", _evidence("Mon, 02 Nov 2026 00:00:00 GMT", fingerprint="v1:f2"),
          Prior("v1:f1", "Sun, 01 Nov 2026 00:00:00 GMT", "2026-11-01T00:00:00+00:00"), "2026-11-02T00:00:00+00:00"),
-        ("Last-Modified steady", _evidence(OLD_HEADER), Prior("v1:f1", OLD_HEADER, "x"), "2024-05-01T10:20:30+00:00"),
+        ("Last-Modified steady, unchanged", _evidence(OLD_HEADER), Prior("v1:f1", OLD_HEADER, "x"), "x"),
+        ("Last-Modified steady, no lastmod in force", _evidence(OLD_HEADER), Prior("v1:f1", OLD_HEADER, None),
+         "2024-05-01T10:20:30+00:00"),
         ("Last-Modified a placeholder, then metadata", _evidence("Thu, 01 Jan 1970 00:00:01 GMT", "2025-01-02"),
          None, "2025-01-02"),
         ("Last-Modified a placeholder, first seen", _evidence("Mon, 01 Jan 0001 00:00:00 GMT"), None, None),
@@ -177,6 +185,26 @@ CHANGED_AT = "2026-11-24T10:00:00+00:00"
 )
 def test_choose_lastmod(label: str, evidence: Evidence, prior: Prior | None, expected: str | None) -> None:
     assert choose_lastmod(evidence, prior) == expected, label
+
+
+def test_a_touched_file_does_not_move_the_lastmod_of_unchanged_content() -> None:
+    """A deploy touches every file: the header moves, then stays; the page's metadata says another date.
+
+    Found by trying the product on the Hexo blog (touch a post, crawl again twice): its lastmod went
+    from the first crawl's header to the metadata, then to the touched header, each a change.
+    """
+    first_header, touched = "Sun, 01 Nov 2026 00:00:00 GMT", "Tue, 10 Nov 2026 00:00:00 GMT"
+    first = choose_lastmod(_evidence(first_header, "2022-05-30"), None)
+    assert first == "2026-11-01T00:00:00+00:00"
+    second = choose_lastmod(_evidence(touched, "2022-05-30"), Prior("v1:f1", first_header, first))
+    # The record keeps the touched header as the validator: the next crawl sees it steady.
+    third = choose_lastmod(_evidence(touched, "2022-05-30"), Prior("v1:f1", touched, second))
+    assert second == third == first
+    # Once the content changes, the evidence dates it again: its header, moved with it.
+    edited = "Fri, 20 Nov 2026 00:00:00 GMT"
+    assert choose_lastmod(_evidence(edited, "2022-05-30", fingerprint="v1:f2"), Prior("v1:f1", touched, third)) == (
+        "2026-11-20T00:00:00+00:00"
+    )
 
 
 FUTURE_HEADER = "Tue, 24 Nov 2026 11:00:00 GMT"  # an hour after the response's Date

@@ -267,7 +267,21 @@ def stored_lastmod(lastmod: str | None, last_modified: str | None) -> str | None
 
 
 def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
-    """The ``<lastmod>``: Last-Modified, page metadata, content history, or nothing; never the crawl time."""
+    """The ``<lastmod>``: Last-Modified, page metadata, content history, or nothing; never the crawl time.
+
+    With a history, content whose fingerprint did not change keeps the lastmod in force, whatever
+    its header or metadata now say: a deploy that touches every file moves every Last-Modified,
+    and a header refused for that at one crawl, steady at the next, or the page's metadata in
+    between, each dated the page anew (a lastmod that flipped at every crawl, a change to tell
+    IndexNow each time). The sources date a page seen first, changed, or without a lastmod yet.
+    """
+    if (
+        prior is not None
+        and prior.lastmod is not None
+        and evidence.fingerprint is not None
+        and same_content(prior.fingerprint, evidence.fingerprint)
+    ):
+        return prior.lastmod
     from_header = header_date(evidence, prior)
     if from_header is not None:
         return from_header
