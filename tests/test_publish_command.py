@@ -596,3 +596,23 @@ def test_a_stopped_publish_cleans_up_workers_and_staging_included(
     assert not left, f"worker processes left running: {left}"
     assert [p.name for p in first.output_dir.iterdir() if p.name.startswith(".")] == [], described
     assert folder_files(first.output_dir) == before
+
+
+def test_urls_outside_the_base_url_are_published_as_given_and_counted(tmp_path: Path) -> None:
+    """A CMS export still holding http:// URLs after a move to https, or another host's: the protocol
+    takes them only by cross-submission, which publish cannot see; it says how many."""
+    inside = [BASE + "a", "HTTPS://WWW.Example.COM:443/b", BASE + "blog/c"]  # the second: another spelling
+    outside = ["http://www.example.com/d", "https://shop.example.com/e", "https://www.example.com:8443/f"]
+    lines = inside + outside + [f"{BASE}p{page}" for page in range(3000)]
+    path = write_lines(tmp_path / "cms.txt", lines)
+    batched = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", output="batched")
+    single = publish(tmp_path, path, output="single")
+    for run in (batched, single):
+        assert run.returncode == 0, run.describe()
+        assert f"3 URL(s) not under {BASE} published as given" in run.stdout, run.stdout
+        assert {url["loc"] for url in read_sitemap_set(run.output_dir, BASE)} >= set(inside[::2] + outside)
+    blog = publish(tmp_path, path, "-s", f"SITEMAP_BASE_URL={BASE}blog/", output="blog", base_url=None)
+    assert blog.returncode == 0, blog.describe()
+    assert f"3,005 URL(s) not under {BASE}blog/ published as given" in blog.stdout, blog.stdout
+    clean = publish(tmp_path, write_lines(tmp_path / "clean.jl", CRAWL_LINES), output="clean")
+    assert clean.returncode == 0 and "not under" not in clean.stdout, clean.describe()

@@ -223,6 +223,12 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
             f"lastmods published as given but distrusted by search engines: {' and '.join(kinds)} "
             "(scrapy validate lists them)"
         )
+    if result.off_base:
+        left_out.append(
+            f"{result.off_base:,} URL(s) not under {result.index_url[: -len(INDEX_NAME)]} published as given: "
+            "search engines take them only if their own host's robots.txt names this sitemap "
+            "(scrapy validate --base-url checks it)"
+        )
     groups = ", ".join(f"{group} {urls:,}" for group, urls in result.group_urls)
     return (
         f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "

@@ -63,6 +63,7 @@ class PublishResult:
     llms_txt: LlmsTxtResult | None = None  # SITEMAP_LLMS_TXT: what llms.txt lists
     #: Lastmods written as given that are before 1991 ("placeholder") or later than now ("future").
     odd_lastmods: tuple[tuple[str, int], ...] = ()
+    off_base: int = 0  # locs written that are not under index_url's folder (cross-submission)
 
 
 class SitemapSetBuilder:
@@ -273,6 +274,7 @@ class SitemapSetBuilder:
             group_urls=self._group_urls(shards),
             llms_txt=llms_result,
             odd_lastmods=tuple((oddity, n) for oddity, n in loop.lastmods.counts.items() if n),
+            off_base=loop.scope.count,
         )
         logger.info(
             "Published %s: %d URLs in %d files (%d duplicates dropped)",

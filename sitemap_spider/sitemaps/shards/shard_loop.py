@@ -31,6 +31,7 @@ from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.rich_loop import MAX_NEWS_URLS, RichOutput
 from sitemap_spider.sitemaps.runs.sorting import LineSorter
 from sitemap_spider.sitemaps.rules import lastmod_oddity, parse_lastmod
+from sitemap_spider.sitemaps.urls import normalize_url
 from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter
 from sitemap_spider.sitemaps.xml.elements import url_lines
 
@@ -76,6 +77,35 @@ class LastmodTally:
         return lastmod_oddity(lastmod, parse_lastmod(lastmod), self.now)
 
 
+class ScopeTally:
+    """Counts the locs written outside ``base_url`` (another scheme, host or port, or outside its folder).
+
+    sitemaps.org has a sitemap list URLs under its own folder only, unless each other host's
+    robots.txt names it (cross-submission): publish cannot know, so such locs are published as
+    given, and said (a CMS export still holding http:// URLs after a move to https). The
+    blocks come sorted by loc: when a block's first and last loc start with ``base_url``, every
+    loc between them does; only another block is looked at, and a loc spelled otherwise than its
+    normal form (an upper-case host, a default port) is compared in that form.
+    """
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self._normal_base = normalize_url(base_url) or base_url
+        self.count = 0
+
+    def blocks(self, blocks: Iterable[KeptBlock]) -> Iterator[KeptBlock]:
+        base = self.base_url
+        for block in blocks:
+            locs = block[0]
+            if locs and not (locs[0].startswith(base) and locs[-1].startswith(base)):
+                self.count += sum(1 for loc in locs if not loc.startswith(base) and not self._in_scope(loc))
+            yield block
+
+    def _in_scope(self, loc: str) -> bool:
+        normal = normalize_url(loc)
+        return normal is not None and normal.startswith(self._normal_base)
+
+
 class ShardLoop:
     """Write the sorted lines of a set into finished shards, counting the entries it drops."""
 
@@ -102,6 +132,7 @@ class ShardLoop:
         self.duplicates = 0  # repeated locs dropped while writing
         self.content_duplicates = 0  # entries dropped because an earlier loc has their content_digest
         self.lastmods = LastmodTally(datetime.now(UTC))
+        self.scope = ScopeTally(options.base_url)
 
     def write_shards(
         self, sorter: LineSorter, shared: set[str] | None, workers: Executor | None, worker_count: int
@@ -157,7 +188,7 @@ class ShardLoop:
             # seen would hold them all a second time.
             walk = FirstOfEach(dict.fromkeys(shared, False), self._content_duplicate)
             shared = None
-            kept = self.lastmods.blocks(walk.blocks(blocks))
+            kept = self.scope.blocks(self.lastmods.blocks(walk.blocks(blocks)))
             if self._rich is None:
                 self._write_blocks(writer, kept)
             else:
