@@ -38,6 +38,7 @@ from sitemap_spider.config_parsing import (
     read_strings,
     read_text,
     read_workers,
+    warn_unknown_settings,
 )
 from sitemap_spider.crawl.urls import Site
 from sitemap_spider.history.location import HistoryLocation
@@ -185,6 +186,7 @@ class SitemapConfig:
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> SitemapConfig:
         """Read and validate the settings; raise :class:`ConfigError` on the first bad one."""
+        warn_unknown_settings(settings)
         report = read_text(settings, "SITEMAP_REPORT")
         return cls(
             output_dir=Path(read_text(settings, "SITEMAP_OUTPUT_DIR") or "sitemaps").absolute(),

@@ -7,7 +7,9 @@ takes both.
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
 import math
 import os
 import re
@@ -308,3 +310,22 @@ def read_history(settings: BaseSettings, name: str) -> HistoryLocation:
     if value is not None and not isinstance(value, (str, Path)):
         raise ConfigError(name, f"must be a path or off, got {value!r}")
     return HistoryLocation.from_value(None if value is None else str(value))
+
+
+logger = logging.getLogger(__name__)
+_warned: set[str] = set()
+
+
+def warn_unknown_settings(settings: BaseSettings) -> None:
+    """Warn once of each ``SITEMAP_*`` setting that is none of ours: a typo (``SITEMAP_GZIPP=1``) was
+    ignored without a word. A warning, not a refusal: another component may name its own so."""
+    import sitemap_spider.default_settings as default_settings  # noqa: PLR0402 - here: config imports this module
+
+    known = {name for name in dir(default_settings) if name.startswith("SITEMAP_")}
+    for name in sorted(key for key in settings.attributes if isinstance(key, str) and key.startswith("SITEMAP_")):
+        if name in known or name in _warned:
+            continue
+        _warned.add(name)
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        logger.warning("%s is not a setting of sitemap_spider%s: it is ignored", name, hint)

@@ -234,3 +234,17 @@ def test_publish_off_in_any_spelling_picks_the_collecting_mode(value: str) -> No
     apply_defaults(settings)
     assert mode_class(settings) is CollectingMode
     assert SitemapConfig.from_settings(settings).publish is False
+
+
+def test_a_misspelt_setting_is_named_with_the_one_meant(caplog: pytest.LogCaptureFixture) -> None:
+    """SITEMAP_GZIPP=1 was ignored without a word (found by trying the product as a new user)."""
+    settings = Settings({"SITEMAP_GZIPP": "1", "SITEMAP_NOTHING_LIKE_OURS": "x", "SITEMAP_GZIP": "1"})
+    apply_defaults(settings)
+    with caplog.at_level("WARNING"):
+        SitemapConfig.from_settings(settings)
+        SitemapConfig.from_settings(settings)  # once a process
+    said = [record.getMessage() for record in caplog.records]
+    assert said == [
+        "SITEMAP_GZIPP is not a setting of sitemap_spider (did you mean SITEMAP_GZIP?): it is ignored",
+        "SITEMAP_NOTHING_LIKE_OURS is not a setting of sitemap_spider: it is ignored",
+    ]
