@@ -118,7 +118,7 @@ def test_audit_reports_every_planted_defect_and_nothing_else(tmp_path: Path) -> 
     assert details["audit.http_error"] == "http_error: 404"
     dated = {f["url"]: f["detail"] for f in report["findings"] if f["rule"] == "audit.lastmod_after_page"}
     later = f"lastmod {BUILD_TIME} is later than the page's own date"
-    assert dated[f"{o}/a"].startswith(f"{later}, {A_MODIFIED} (its Last-Modified header, else")
+    assert dated[f"{o}/a"].startswith(f"{later}, {A_MODIFIED} (its metadata, else its")
     assert dated[f"{o}/stale"].startswith(f"{later}, 2018-01-01T00:00:00+00:00")
     assert details["audit.lastmod_uniform"].startswith(f"10 of 11 listed URLs have lastmod {BUILD_TIME}")
     every = {"rule", "severity", "url", "file", "line", "detail"}

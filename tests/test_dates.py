@@ -167,6 +167,15 @@ CHANGED_AT = "2026-11-24T10:00:00+00:00"
          Prior("v1:f1", None, "2020-01-01"), "2025-01-02"),
         ("unchanged, no lastmod in force: metadata", _evidence(None, "2025-01-02"), Prior("v1:f1", None, None),
          "2025-01-02"),
+        # The page's own date before its Last-Modified (on static hosting, the deploy's time)...
+        ("first seen: metadata beats Last-Modified", _evidence(OLD_HEADER, "2025-01-02"), None, "2025-01-02"),
+        ("changed: metadata beats Last-Modified", _evidence(OLD_HEADER, "2025-01-02", fingerprint="v1:f2"),
+         Prior("v1:f1", "Sun, 01 Nov 2020 00:00:00 GMT", "2020-11-01T00:00:00+00:00"), "2025-01-02"),
+        # ...unless, the content changed, it is no later than the lastmod in force: a stale one.
+        ("changed, stale metadata: Last-Modified", _evidence(OLD_HEADER, "2020-01-01", fingerprint="v1:f2"),
+         Prior("v1:f1", "Sun, 01 Nov 2020 00:00:00 GMT", "2020-11-01T00:00:00+00:00"), "2024-05-01T10:20:30+00:00"),
+        ("changed, stale metadata, no header: dated at this fetch", _evidence(None, "2020-11-01", fingerprint="v1:f2"),
+         Prior("v1:f1", None, "2020-11-01T00:00:00+00:00"), CHANGED_AT),
         ("first seen, no evidence", _evidence(), None, None),
         ("unchanged keeps none", _evidence(), Prior("v1:f1", None, None), None),
         ("unchanged keeps its date", _evidence(NOW_HEADER), Prior("v1:f1", None, "2025-05-05"), "2025-05-05"),
@@ -195,12 +204,13 @@ def test_a_touched_file_does_not_move_the_lastmod_of_unchanged_content() -> None
     """
     first_header, touched = "Sun, 01 Nov 2026 00:00:00 GMT", "Tue, 10 Nov 2026 00:00:00 GMT"
     first = choose_lastmod(_evidence(first_header, "2022-05-30"), None)
-    assert first == "2026-11-01T00:00:00+00:00"
+    assert first == "2022-05-30"  # the page's own date before the deploy's
     second = choose_lastmod(_evidence(touched, "2022-05-30"), Prior("v1:f1", first_header, first))
     # The record keeps the touched header as the validator: the next crawl sees it steady.
     third = choose_lastmod(_evidence(touched, "2022-05-30"), Prior("v1:f1", touched, second))
     assert second == third == first
-    # Once the content changes, the evidence dates it again: its header, moved with it.
+    # Once the content changes, the evidence dates it again: its header, moved with it (the
+    # metadata, no later than the lastmod in force, is stale).
     edited = "Fri, 20 Nov 2026 00:00:00 GMT"
     assert choose_lastmod(_evidence(edited, "2022-05-30", fingerprint="v1:f2"), Prior("v1:f1", touched, third)) == (
         "2026-11-20T00:00:00+00:00"

@@ -92,8 +92,8 @@ FINISHED: Final = CrawlEnd("finished")
 class CrawlFacts:
     """What the crawl kept: listable pages, exclusions, linked URLs, depths, and how it ended.
 
-    ``pages`` maps each listable page to the date it gives itself: its Last-Modified header
-    (unless it is the response's own time), else its metadata's. That is the lastmod of a crawl
+    ``pages`` maps each listable page to the date it gives itself: its metadata's, else its
+    Last-Modified header (unless it is the response's own time). That is the lastmod of a crawl
     without history, which the audit's always is: a date from an earlier crawl says nothing of
     the page as it is. ``depths``: every URL the crawl asked for, at the depth it first did.
     """
@@ -303,7 +303,7 @@ def _check_lastmod(session: Session, listed: Listed, page_date: str | None) -> N
     if later:
         detail = (
             f"lastmod {listed.lastmod} is later than the page's own date, {page_date} "
-            "(its Last-Modified header, else its metadata)"
+            "(its metadata, else its Last-Modified header)"
         )
         _finding(session, "audit.lastmod_after_page", listed, detail)
 

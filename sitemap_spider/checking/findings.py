@@ -131,7 +131,7 @@ AUDIT_RULES: Final[dict[str, Rule]] = {
     ),
     "audit.orphan": Rule(W, "a listed URL no crawled page links to"),
     "audit.lastmod_after_page": Rule(
-        W, "a lastmod later than the date the page gives itself (Last-Modified header, else its metadata)"
+        W, "a lastmod later than the date the page gives itself (its metadata, else its Last-Modified header)"
     ),
     "audit.lastmod_uniform": Rule(
         W, "one lastmod on nearly all listed URLs (a build time, not a change time)"

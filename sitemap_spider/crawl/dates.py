@@ -1,10 +1,11 @@
 """HTTP and page dates in, W3C Datetime out: the page's true last modification or nothing.
 
-The lastmod of a page, in this order of evidence (:func:`choose_lastmod`): its
-``Last-Modified`` header unless that is the response's own time or later, or moves while
-the content does not; the date its metadata gives, if plausible; its content history
-(an unchanged fingerprint keeps the lastmod in force, a changed one is dated at this
-fetch); otherwise none. Never the crawl time for a page with no evidence.
+The lastmod of a page (:func:`choose_lastmod`): with a history, an unchanged content fingerprint
+keeps the lastmod in force; otherwise, in this order of evidence, the date its metadata gives, if
+plausible (and, the content changed, later than the lastmod in force); its ``Last-Modified`` header
+unless that is the response's own time or later, or moves while the content does not; its content
+history (a changed fingerprint is dated at this fetch); otherwise none. Never the crawl time for
+a page with no evidence.
 """
 
 from __future__ import annotations
@@ -267,31 +268,43 @@ def stored_lastmod(lastmod: str | None, last_modified: str | None) -> str | None
 
 
 def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
-    """The ``<lastmod>``: Last-Modified, page metadata, content history, or nothing; never the crawl time.
+    """The ``<lastmod>``: page metadata, Last-Modified, content history, or nothing; never the crawl time.
 
     With a history, content whose fingerprint did not change keeps the lastmod in force, whatever
     its header or metadata now say: a deploy that touches every file moves every Last-Modified,
     and a header refused for that at one crawl, steady at the next, or the page's metadata in
     between, each dated the page anew (a lastmod that flipped at every crawl, a change to tell
     IndexNow each time). The sources date a page seen first, changed, or without a lastmod yet.
+
+    The page's own metadata comes before its Last-Modified: on static hosting the header is the
+    deploy's time, the same for every page, where the page's dateModified is its own. Metadata no
+    later than the lastmod in force of a page whose content changed is stale (a CMS that does not
+    restamp it): the header, else the history, dates the change.
     """
-    if (
-        prior is not None
-        and prior.lastmod is not None
-        and evidence.fingerprint is not None
-        and same_content(prior.fingerprint, evidence.fingerprint)
-    ):
-        return prior.lastmod
+    if prior is not None and prior.lastmod is not None and evidence.fingerprint is not None:
+        if same_content(prior.fingerprint, evidence.fingerprint):
+            return prior.lastmod
+    metadata = evidence.metadata
+    if metadata is not None and not _no_later(metadata, prior):
+        return metadata.text
     from_header = header_date(evidence, prior)
     if from_header is not None:
         return from_header
-    if evidence.metadata is not None:
-        return evidence.metadata.text
     if prior is None or evidence.fingerprint is None:
         return None  # seen for the first time, no evidence
     if same_content(prior.fingerprint, evidence.fingerprint):
         return prior.lastmod
     return w3c_datetime(evidence.fetched_at)  # changed since the last crawl: first seen now
+
+
+def _no_later(metadata: PageDate, prior: Prior | None) -> bool:
+    """Whether the page's metadata date is no later than the lastmod in force (a stale one)."""
+    if prior is None or prior.lastmod is None:
+        return False
+    try:
+        return metadata.moment <= parse_lastmod(prior.lastmod)
+    except InvalidEntryError:
+        return False
 
 
 def retry_after_seconds(value: str | bytes | None, now: datetime) -> float | None:
