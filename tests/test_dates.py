@@ -176,6 +176,17 @@ CHANGED_AT = "2026-11-24T10:00:00+00:00"
          Prior("v1:f1", "Sun, 01 Nov 2020 00:00:00 GMT", "2020-11-01T00:00:00+00:00"), "2024-05-01T10:20:30+00:00"),
         ("changed, stale metadata, no header: dated at this fetch", _evidence(None, "2020-11-01", fingerprint="v1:f2"),
          Prior("v1:f1", None, "2020-11-01T00:00:00+00:00"), CHANGED_AT),
+        # Compared as written, to the second: a dateModified with milliseconds (Hexo's, any toISOString)
+        # is the lastmod it gave, stale once the content changed.
+        ("changed, stale metadata with milliseconds: Last-Modified",
+         _evidence(OLD_HEADER, "2023-02-05T10:39:15.951Z", fingerprint="v1:f2"),
+         Prior("v1:f1", "Sun, 01 Nov 2020 00:00:00 GMT", "2023-02-05T10:39:15+00:00"),
+         "2024-05-01T10:20:30+00:00"),
+        # A header no later than the lastmod in force cannot date a change seen since (a CMS script's
+        # file time, steady): the lastmod would go back in time, and IndexNow be told so.
+        ("changed, stale metadata, steady older header: dated at this fetch",
+         _evidence("Sun, 01 Jan 2023 00:00:00 GMT", "2024-06-01T00:00:00Z", fingerprint="v1:f2"),
+         Prior("v1:f1", "Sun, 01 Jan 2023 00:00:00 GMT", "2024-06-01T00:00:00+00:00"), CHANGED_AT),
         ("first seen, no evidence", _evidence(), None, None),
         ("unchanged keeps none", _evidence(), Prior("v1:f1", None, None), None),
         ("unchanged keeps its date", _evidence(NOW_HEADER), Prior("v1:f1", None, "2025-05-05"), "2025-05-05"),
@@ -240,8 +251,12 @@ FUTURE_HEADER = "Tue, 24 Nov 2026 11:00:00 GMT"  # an hour after the response's 
         # corrected, it moved while the content did not, so it waits like any moved header.
         ("corrected while the content is unchanged", _evidence(OLD_HEADER),
          Prior("v1:f1", FUTURE_HEADER, "2025-05-05"), "2025-05-05"),
+        # ...and once corrected with the content, no later than the lastmod in force: no date of the change.
         ("corrected with the content", _evidence(OLD_HEADER, fingerprint="v1:f2"),
-         Prior("v1:f1", FUTURE_HEADER, "2025-05-05"), "2024-05-01T10:20:30+00:00"),
+         Prior("v1:f1", FUTURE_HEADER, "2025-05-05"), CHANGED_AT),
+        ("corrected with the content, later than the lastmod in force",
+         _evidence(OLD_HEADER, fingerprint="v1:f2"),
+         Prior("v1:f1", FUTURE_HEADER, "2024-05-01"), "2024-05-01T10:20:30+00:00"),
     ],
 )
 def test_a_last_modified_after_the_response_is_refused(

@@ -3,9 +3,9 @@
 The lastmod of a page (:func:`choose_lastmod`): with a history, an unchanged content fingerprint
 keeps the lastmod in force; otherwise, in this order of evidence, the date its metadata gives, if
 plausible (and, the content changed, later than the lastmod in force); its ``Last-Modified`` header
-unless that is the response's own time or later, or moves while the content does not; its content
-history (a changed fingerprint is dated at this fetch); otherwise none. Never the crawl time for
-a page with no evidence.
+unless that is the response's own time or later, moves while the content does not, or (the content
+changed) is no later than the lastmod in force; its content history (a changed fingerprint is
+dated at this fetch); otherwise none. Never the crawl time for a page with no evidence.
 """
 
 from __future__ import annotations
@@ -279,16 +279,17 @@ def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
     The page's own metadata comes before its Last-Modified: on static hosting the header is the
     deploy's time, the same for every page, where the page's dateModified is its own. Metadata no
     later than the lastmod in force of a page whose content changed is stale (a CMS that does not
-    restamp it): the header, else the history, dates the change.
+    restamp it): the header, else the history, dates the change; so is a header no later than it (one
+    that stayed while the content changed, a script's file time on a CMS page).
     """
     if prior is not None and prior.lastmod is not None and evidence.fingerprint is not None:
         if same_content(prior.fingerprint, evidence.fingerprint):
             return prior.lastmod
     metadata = evidence.metadata
-    if metadata is not None and not _no_later(metadata, prior):
+    if metadata is not None and not _no_later(metadata.moment, prior):
         return metadata.text
     from_header = header_date(evidence, prior)
-    if from_header is not None:
+    if from_header is not None and not _no_later(parse_lastmod(from_header), prior):
         return from_header
     if prior is None or evidence.fingerprint is None:
         return None  # seen for the first time, no evidence
@@ -297,12 +298,16 @@ def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
     return w3c_datetime(evidence.fetched_at)  # changed since the last crawl: first seen now
 
 
-def _no_later(metadata: PageDate, prior: Prior | None) -> bool:
-    """Whether the page's metadata date is no later than the lastmod in force (a stale one)."""
+def _no_later(moment: datetime, prior: Prior | None) -> bool:
+    """Whether a date of the page (its metadata's, its header's) is no later than the lastmod in force:
+    stale for a changed page, whose change came after the crawl that saw the lastmod in force.
+
+    Compared as written, to the second: a dateModified of 10:39:15.951 is the lastmod 10:39:15 in force.
+    """
     if prior is None or prior.lastmod is None:
         return False
     try:
-        return metadata.moment <= parse_lastmod(prior.lastmod)
+        return moment.replace(microsecond=0) <= parse_lastmod(prior.lastmod)
     except InvalidEntryError:
         return False
 
