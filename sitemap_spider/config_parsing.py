@@ -13,7 +13,7 @@ import logging
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib.util import find_spec
 from dataclasses import dataclass
 from pathlib import Path
@@ -329,3 +329,9 @@ def warn_unknown_settings(settings: BaseSettings) -> None:
         close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
         hint = f" (did you mean {close[0]}?)" if close else ""
         logger.warning("%s is not a setting of sitemap_spider%s: it is ignored", name, hint)
+
+
+def warned_elsewhere(names: Iterable[str]) -> None:
+    """The settings another process of the same crawl named already (a two-process crawl's helper
+    gets the leader's settings): not named again, once per crawl."""
+    _warned.update(name for name in names if name.startswith("SITEMAP_"))

@@ -62,9 +62,14 @@ def test_the_second_crawling_process_is_as_quiet(tmp_path: Path) -> None:
     interpreter): it printed Scrapy's versions, set-up lists and stats dump, about 100 lines."""
     with SiteServer() as server:
         server.serve(build_generated_site(server.origin, 500))
-        two = _crawl(server.origin, tmp_path, "-s", "SITEMAP_WORKERS=2", "-s", "SITEMAP_WORKERS_AFTER=0")
+        two = _crawl(
+            server.origin, tmp_path, "-s", "SITEMAP_WORKERS=2", "-s", "SITEMAP_WORKERS_AFTER=0", "-s", "SITEMAP_GZIPP=1"
+        )
     assert two.returncode == 0, two.stderr[-3000:]
     assert "[worker 2]" in two.stderr, two.stderr[-3000:]
+    # A setting that is none of ours is named once per crawl, not once more by the second process.
+    typo = [line for line in two.stderr.splitlines() if "SITEMAP_GZIPP is not a setting" in line]
+    assert len(typo) == 1, "\n".join(typo)
     lines = (two.stdout + two.stderr).splitlines()
     assert len(lines) <= 40, "\n".join(lines)
     set_up = ("Versions:", "Enabled extensions", "Overridden settings", "Dumping Scrapy stats",

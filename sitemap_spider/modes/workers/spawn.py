@@ -168,8 +168,10 @@ def run_helper(
     from scrapy.crawler import CrawlerProcess
 
     from sitemap_spider.commands.crawl import quiet_loggers
+    from sitemap_spider.config_parsing import warned_elsewhere
 
     quiet_loggers(quiet)
+    warned_elsewhere(values)  # the leader warned of the SITEMAP_* settings that are none of ours
 
     global _helper_socket
     _helper_socket = sock
