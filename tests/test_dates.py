@@ -118,6 +118,27 @@ def test_metadata_date(head: str, expected: str | None) -> None:
     assert (found.text if found else None) == expected
 
 
+@pytest.mark.parametrize(
+    ("modified", "expected"),
+    [
+        ("2026-11-24T10:00:00Z", None),  # the response's second: a template's new Date()
+        ("2026-11-24T09:59:55.123Z", None),
+        ("2026-11-24T09:59:49Z", "2026-11-24T09:59:49+00:00"),  # as a Last-Modified 11 s before Date
+        ("2026-11-24", "2026-11-24"),  # a date alone is the day's, not the response's second
+    ],
+)
+def test_metadata_stamped_at_the_response_is_no_date(modified: str, expected: str | None) -> None:
+    """Metadata comes before a Last-Modified: a dateModified stamped per request ("now") would date
+    every page at the crawl (and, without a history, anew at every crawl) where the header had a date."""
+    head = f'<script type="application/ld+json">{{"dateModified": "{modified}"}}</script>'
+    found = metadata_date(_root(head), RESPONSE)
+    assert (found.text if found else None) == expected
+    if expected is None:
+        assert choose_lastmod(Evidence(OLD_HEADER, RESPONSE, found, None, RESPONSE), None) == (
+            "2024-05-01T10:20:30+00:00"
+        ), "the header dates the page"
+
+
 def test_metadata_date_beside_a_response_dated_at_the_end_of_time() -> None:
     """A Date header within the slack of datetime.max: the comparison does not overflow."""
     head = '<meta property="article:modified_time" content="2024-03-01T10:00:00+00:00">'

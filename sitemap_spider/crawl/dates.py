@@ -163,9 +163,9 @@ def _json_ld_dates(data: Any) -> Iterator[Any]:
 
 
 def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
-    """The page's own modification date (JSON-LD, then meta tags), if plausible: not after the
-    response. A date before the web (``EARLIEST_LASTMOD``, sitemaps/rules.py) is passed over for the
-    next source."""
+    """The page's own modification date (JSON-LD, then meta tags), if plausible: not the
+    response's own time (within RESPONSE_TIME_SLACK) or after it. A date before the web
+    (``EARLIEST_LASTMOD``, sitemaps/rules.py) is passed over for the next source."""
     tags = page_tags(root)
     candidates: list[Any] = []
     for script in tags.json_ld:
@@ -185,10 +185,11 @@ def metadata_date(root: Any, response_time: datetime) -> PageDate | None:
             # No date, or a CMS's zero time written for none (Hugo's 0001-01-01, the Unix epoch),
             # as an unreadable one is: another source of the page may have the date.
             continue
-        # After the response, the page's clock or its CMS is wrong, and its other dates with it.
-        # The slack comes off the page's date, not onto the response's: a Date header of
-        # 31 Dec 9999 23:59:55 GMT plus the slack is past datetime.max.
-        return found if found.moment - RESPONSE_TIME_SLACK <= response_time else None
+        # After the response, the page's clock or its CMS is wrong, and its other dates with it;
+        # within the slack of it, a template stamping "now" (new Date() in a JSON-LD), as a
+        # Last-Modified is refused: first in line, it would date every page at the crawl. Their
+        # difference, not a moment plus the slack: 31 Dec 9999 23:59:55 plus it is past datetime.max.
+        return found if response_time - found.moment > RESPONSE_TIME_SLACK else None
     return None
 
 
