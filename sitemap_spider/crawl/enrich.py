@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from scrapy.http import TextResponse
 from scrapy.utils.response import get_base_url
@@ -31,7 +31,7 @@ from sitemap_spider.crawl.structured import (
     videos_in_json_ld,
     videos_in_microdata,
 )
-from sitemap_spider.crawl.urls import Site
+from sitemap_spider.crawl.urls import Site, joined
 from sitemap_spider.history.record import EXTENSIONS_UNKNOWN
 from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps import (
@@ -132,7 +132,8 @@ class Enricher:
         return not self.config.llms_txt or (stored is not None and '"page":' in stored)
 
     def _url(self, base: str, href: str) -> str | None:
-        url = normalize_url(urljoin(base, href), self.strip_params)
+        absolute = joined(base, href)
+        url = None if absolute is None else normalize_url(absolute, self.strip_params)
         return None if url is None else self.site.to_public(self.site.to_crawl(url))
 
     def _writable_url(self, base: str, href: str) -> str | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
-from urllib.parse import urljoin
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -29,7 +28,7 @@ from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport, error_reason
 from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
-from sitemap_spider.crawl.urls import repeated_segment_count
+from sitemap_spider.crawl.urls import joined, repeated_segment_count
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.renderer import Pending
 from sitemap_spider.render.spider_side import RenderingMixin
@@ -167,7 +166,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         # Alternates of the Link header, resolved here: a rendered page keeps its headers.
         alternates = alternates_in_header(response.headers.getlist("Link")) if self.config.rich.hreflang else []
         return {
-            "alternates": [(hreflang, urljoin(response.url, href)) for hreflang, href in alternates],
+            "alternates": [(hreflang, joined(response.url, href) or href) for hreflang, href in alternates],
             "url": url,
             "noindex": header_robots.noindex,
             "nofollow": header_robots.nofollow,
@@ -331,9 +330,10 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
 
     def _resolve(self, base: str, href: str | None) -> str | None:
         """An href as the normalised URL to fetch, or None."""
-        if href is None:
-            return None
-        url = normalize_url(urljoin(base, href), self.config.strip_params)
+        absolute = None if href is None else joined(base, href)
+        if absolute is None:
+            return None  # none, or no URL: a canonical that is no URL is none
+        url = normalize_url(absolute, self.config.strip_params)
         return None if url is None else self.target.site.to_crawl(url)
 
     @staticmethod

@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from sitemap_spider.sitemaps import origin_of
+
+
+def joined(base: str, href: str) -> str | None:
+    """``urljoin(base, href)``, or None for an address that is no URL, as a browser takes it.
+
+    urlsplit raises ValueError for ``http://[x/``, a template's ``https://[DOMAIN]/``, or a host
+    that NFKC normalisation changes: in a page's canonical, hreflang alternates, images,
+    videos or (render=auto) links, that lost the page; in a ``Link`` header, the pages only it
+    links to as well.
+    """
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return None
 
 
 def repeated_segment_count(url: str) -> int:
