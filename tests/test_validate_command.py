@@ -333,3 +333,32 @@ def test_bad_usage(argument: str) -> None:
     run = validate(str(DATA / "valid" / "urls.txt"), argument)
     assert run.returncode == 2, run.describe()
     assert "Usage" in run.stderr or "error" in run.stderr.lower()
+
+
+def test_a_sitemap_line_that_is_no_absolute_url_is_a_finding_and_the_next_lines_are_read() -> None:
+    """``Sitemap: /sitemap.xml`` is a common slip: Scrapy's Request refused it, which ended the callback
+    reading the lines; the sitemaps named after it were never read, and the run said 'valid: 0 file(s)'."""
+    with SiteServer() as server:
+        origin = server.origin
+        server.routes.update({
+            "/robots.txt": robots("User-agent: *", "Allow: /", "Sitemap: /sitemap.xml",
+                                  "Sitemap: https://[DOMAIN]/sitemap.xml", f"Sitemap: {origin}/real.xml"),
+            "/real.xml": Route(headers=XML, body=urlset(f"{origin}/a")),
+        })  # fmt: skip
+        run = validate(origin, "--json")
+    assert run.returncode == 2, run.describe()
+    assert run.findings() == [("read.fetch", "/sitemap.xml"), ("read.fetch", "https://[DOMAIN]/sitemap.xml")]
+    assert [f["file"] for f in run.report["files"]] == [f"{origin}/real.xml"]
+    assert "Traceback" not in run.stderr, run.describe()
+
+
+def test_an_input_that_is_no_url_scrapy_can_fetch_is_a_finding_not_a_valid_run() -> None:
+    """A port out of range, or 'Invalid IPv6 URL': Scrapy's Request refused it in the spider's start, which
+    ended it; no URL input after it was read, and the run said 'valid: 0 file(s)' and exited 0."""
+    with SiteServer() as server:
+        server.routes["/real.xml"] = Route(headers=XML, body=urlset(f"{server.origin}/a"))
+        inputs = ("http://127.0.0.1:99999/sitemap.xml", "http://[x/", f"{server.origin}/real.xml")
+        run = validate(*inputs, "--json")
+    assert run.returncode == 2, run.describe()
+    assert run.findings() == [("read.fetch", "http://127.0.0.1:99999/sitemap.xml"), ("read.fetch", "http://[x/")]
+    assert [f["file"] for f in run.report["files"]] == [f"{server.origin}/real.xml"]

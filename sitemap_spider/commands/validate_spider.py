@@ -85,23 +85,29 @@ class ValidateSpider(scrapy.Spider):
 
     async def start(self) -> AsyncIterator[Request]:
         for url in self.urls:
-            if is_site_url(url):
-                origin = origin_of(url)
-                self._robots_asked.add(origin)
-                yield Request(
-                    f"{origin}/robots.txt",
-                    callback=self._site_robots,
-                    errback=self._failed,
-                    meta={
-                        request_meta.VALIDATE_TARGET: Target(url, url),
-                        "handle_httpstatus_list": _ALL_ERRORS,
-                    },
-                    dont_filter=True,
-                )
+            try:
+                request = self._first_request(url)
+            except ValueError as exc:  # a port out of range, "Invalid IPv6 URL": nothing Scrapy can fetch
+                # Raised here, it ended the start: no later input was read, and "valid: 0 file(s)" exited 0.
+                self.session.unread(Target(url, url), "read.fetch", f"not a URL that can be fetched: {exc}")
                 continue
-            target = self.session.input(url, url)
-            if target is not None:
-                yield self._request(target)
+            if request is not None:
+                yield request
+
+    def _first_request(self, url: str) -> Request | None:
+        """The request of a URL given on the command line (a site's: its robots.txt); None if given before."""
+        if is_site_url(url):
+            origin = origin_of(url)
+            self._robots_asked.add(origin)
+            return Request(
+                f"{origin}/robots.txt",
+                callback=self._site_robots,
+                errback=self._failed,
+                meta={request_meta.VALIDATE_TARGET: Target(url, url), "handle_httpstatus_list": _ALL_ERRORS},
+                dont_filter=True,
+            )
+        target = self.session.input(url, url)
+        return None if target is None else self._request(target)
 
     def _request(self, target: Target) -> Request:
         assert target.location is not None
@@ -142,8 +148,17 @@ class ValidateSpider(scrapy.Spider):
             named = [f"{origin}/sitemap.xml"]
         for url in named:
             child = self.session.input(url, url)
-            if child is not None:
-                yield self._request(child)
+            if child is None:
+                continue
+            try:
+                request = self._request(child)
+            except ValueError as exc:  # "Missing scheme" (Sitemap: /sitemap.xml), "Invalid IPv6 URL"
+                # Search engines read only an absolute URL there. Raised here, it ended the callback:
+                # no later line was read, and "valid: 0 file(s)" exited 0.
+                detail = f"{response.url} names it in a Sitemap: line, but {exc}"
+                self.session.unread(child, "read.fetch", detail)
+                continue
+            yield request
 
     def _robots_requests(self) -> Iterator[Request]:
         for origin in sorted(self.session.origins_to_check() - self._robots_asked):
