@@ -182,3 +182,15 @@ def test_a_stop_does_not_send_what_waits_behind_a_crawl_delay_under_a_second(tmp
             server.origin + "/", tmp_path, settings={**settings, "SITEMAP_MAX_CRAWL_DELAY": "0"}
         )
     assert listed_paths(resumed, server) == {"/", *PAGES[:40]}
+
+
+def test_a_crawl_on_a_reactor_other_than_asyncio_s_still_fetches_its_pages(tmp_path: Path) -> None:
+    """The handler that lets go of requests in flight at a stop (crawl/stop_downloads.py) awaited an
+    asyncio task, which Twisted's coroutines cannot: every request failed ("await wasn't used with
+    future") and the crawl published nothing. Without asyncio its requests are waited for, as Scrapy's."""
+    routes = {"/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+              "/": page("Home", "/a"), "/a": page("A", "/")}  # fmt: skip
+    with SiteServer(routes) as server:
+        reactor = {"TWISTED_REACTOR": "twisted.internet.epollreactor.EPollReactor"}
+        result = run_crawl(server.origin + "/", tmp_path, "-a", "render=never", settings=reactor)
+    assert listed_paths(result, server) == {"/", "/a"}

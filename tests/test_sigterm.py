@@ -26,8 +26,9 @@ from sitemap_spider.crawl.stopping import STOP_GRACE
 from sitemap_spider.history.store import HistoryStore
 from tests.crawl_fixtures import REPO_ROOT, RunningSite, crawl_command, run_crawl, serve_site
 from tests.generated_site import build_generated_site
-from tests.site_server import SiteServer
+from tests.site_server import SiteServer, html_page
 from tests.site_spec import Route, SiteRequest
+from tests.sitemap_check import read_sitemap_set
 from tests.test_history_store import record
 from tests.test_resumable import assert_complete, page_fetches, publish_earlier_set, wait_for_fetches
 from tests.test_workers import _alive, _helper_pid, _start
@@ -258,3 +259,54 @@ def test_sigterm_stops_the_second_process_too(tmp_path: Path, terms: int) -> Non
         assert not (tmp_path / "sitemaps").exists() or not any((tmp_path / "sitemaps").iterdir()), text[-3000:]
         # Nor did either process leave anything beside the report, nor make a history where there was none.
         assert_no_litter(tmp_path, {log.name, "sitemaps"}, text)
+
+
+def test_a_stop_lets_go_of_a_render_whose_page_does_not_load(tmp_path: Path) -> None:
+    """A render waiting on a script that does not come held a SIGTERM to its timeout (19 s, 20 s the
+    default), then counted as a failed render; now it is let go after STOP_GRACE, not done, and the
+    same command with JOBDIR renders it."""
+    release = threading.Event()
+
+    def script(_request: SiteRequest) -> Route:
+        release.wait(30)
+        return Route(headers=(("Content-Type", "application/javascript"),), body=b"var loaded = 1;")
+
+    def page(title: str, words: str, script: str) -> Route:
+        body = html_page(title, f"<p>{words}, with words of its own to be read as content.</p>", script)
+        return Route(headers=(("Content-Type", "text/html"),), body=body)
+
+    routes = {
+        "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
+        "/": page("Home", 'Home <a href="/a">A</a> <a href="/b">B</a>', '<script src="/slow.js"></script>'),
+        "/a": page("A", "The page A", '<script src="/slow.js?a"></script>'),
+        "/b": page("B", "The page B", '<script src="/slow.js?b"></script>'),
+    }
+    jobdir = tmp_path / "job"
+    log = tmp_path / "stop.log"
+    with SiteServer(routes, dynamic=[(re.compile(r"/slow\.js.*"), script)]) as server:
+        command = (server.origin + "/", tmp_path, "-a", "render=always")
+        args = crawl_command(*command, settings={"JOBDIR": str(jobdir)})
+        try:
+            with log.open("wb") as err:
+                process = subprocess.Popen(args, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=err)
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and "/slow.js" not in server.targets():
+                    time.sleep(0.1)
+                time.sleep(0.5)  # the render waits for the script now
+                started = time.monotonic()
+                assert terminate(process, 1) != 0
+                took = time.monotonic() - started
+        finally:
+            release.set()  # from now on the script comes at once
+            if process.poll() is None:
+                process.kill()
+        text = log.read_text(errors="replace")
+        assert took < STOP_GRACE + 8, (took, text[-3000:])
+        assert "request(s) still unanswered after 3 s let go" in text, text[-3000:]
+        assert "'sitemap/render/failed'" not in text, text[-3000:]
+        result = run_crawl(*command, settings={"JOBDIR": str(jobdir)})
+    assert result.returncode == 0, result.describe()
+    assert "Resuming the crawl" in result.stderr, result.describe()
+    entries = read_sitemap_set(result.output_dir, server.origin + "/")
+    listed = {url["loc"][len(server.origin) :] for url in entries}
+    assert listed == {"/", "/a", "/b"}, result.describe()

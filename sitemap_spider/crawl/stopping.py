@@ -10,10 +10,10 @@ held retry is (:class:`~sitemap_spider.crawl.retries.RetryLater`): not done, not
 A stopped crawl publishes nothing, so no set misses them. With ``JOBDIR`` they are fetched when
 the crawl resumes; in a shared crawl their leases go to the other workers.
 
-Requests already sent get :data:`STOP_GRACE` seconds to be answered (a local or healthy site
-answers in milliseconds), then are let go the same way (:class:`StoppableDownloadHandler`, the
-crawl's handler for http and https). Scrapy waited for each up to ``DOWNLOAD_TIMEOUT`` (30 s): a
-page that answers slowly held a SIGTERM for 22.7 s, past the 10 s ``docker stop`` allows.
+Requests already sent, renders included, get :data:`STOP_GRACE` seconds to be answered (a local
+or healthy site answers in milliseconds), then are let go the same way (crawl/stop_downloads.py,
+the crawl's handler for http and https). Scrapy waited for each up to ``DOWNLOAD_TIMEOUT`` (30 s):
+a page that answers slowly held a SIGTERM for 22.7 s, past the 10 s ``docker stop`` allows.
 
 The browser's requests waiting in a slot are let go too. A page's render is left not done by its
 errback (render/spider_side.py); a template's probe, or the read of a script file that decides
@@ -25,21 +25,18 @@ renders held a stop for 5.9 s, a probe started the browser after it, script file
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import signals
-from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.utils.asyncio import create_looping_call, sleep
 
 from sitemap_spider.crawl.retries import RetryLater
 
 if TYPE_CHECKING:
-    from scrapy import Request, Spider
+    from scrapy import Spider
     from scrapy.crawler import Crawler
-    from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
@@ -110,40 +107,3 @@ async def wait_unless_stopping(crawler: Crawler, seconds: float) -> bool:
         await sleep(min(CHECK_SECONDS, left))
     return not closing(crawler)
 
-
-class StoppableDownloadHandler(HTTP11DownloadHandler):
-    """Scrapy's HTTP/1.1 handler, whose requests in flight a stopping crawl lets go after STOP_GRACE.
-
-    Each one ends in :class:`~sitemap_spider.crawl.retries.RetryLater` (not done, nothing recorded),
-    as a request still waiting in its slot does; its connection is closed.
-    """
-
-    def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler)
-        self._in_flight: set[asyncio.Future[Response]] = set()
-        self._letting_go = False
-        crawler.signals.connect(self._let_go, signal=let_go_in_flight)
-
-    async def download_request(self, request: Request) -> Response:
-        if self._letting_go:
-            raise RetryLater(f"the crawl stopped before {request.url} was fetched: not done")
-        download = asyncio.ensure_future(super().download_request(request))
-        self._in_flight.add(download)
-        try:
-            return await download
-        except asyncio.CancelledError:
-            if not (self._letting_go and download.cancelled()):
-                raise  # this request's own cancellation, not the stop's
-            raise RetryLater(f"the crawl stopped while {request.url} was being fetched: not done") from None
-        finally:
-            self._in_flight.discard(download)
-
-    def _let_go(self) -> None:
-        self._letting_go = True
-        if self._in_flight:
-            logger.info(
-                "Stopping: %d request(s) still unanswered after %.0f s let go (not done: a resumed JOBDIR "
-                "crawl or the other workers fetch them)", len(self._in_flight), STOP_GRACE,
-            )  # fmt: skip
-        for download in list(self._in_flight):
-            download.cancel()

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from sitemap_spider.config import PolitenessConfig
 from sitemap_spider.crawl.politeness import TRANSIENT_STATUSES, response_retry_after
 from sitemap_spider.crawl.retries import RetryLater, retry_delay
-from sitemap_spider.crawl.stopping import StoppableDownloadHandler, wait_unless_stopping
+from sitemap_spider.crawl.stop_downloads import StoppableDownloadHandler
+from sitemap_spider.crawl.stopping import wait_unless_stopping
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -48,8 +49,11 @@ RENDER_MAX_WAIT = 5.0
 
 
 class RenderingDownloadHandler(StoppableDownloadHandler):
-    """Scrapy's HTTP/1.1 handler (let go at a stop: crawl/stopping.py); requests with
-    ``meta["playwright"]`` go to the browser's handler."""
+    """Scrapy's HTTP/1.1 handler; requests with ``meta["playwright"]`` go to the browser's handler.
+
+    A stop lets go of both (crawl/stop_downloads.py): a render that waited on a slow script held a
+    SIGTERM until its timeout (19 s, SITEMAP_RENDER_TIMEOUT 20 s), then counted as a failed render
+    (its page sent to be judged by its static HTML) rather than one not done."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
@@ -72,7 +76,7 @@ class RenderingDownloadHandler(StoppableDownloadHandler):
                         # Started or not, once: after a failed start renders fail, and the renderer
                         # gives up on the browser after a few; closed with this handler.
                         self._browser_handler = handler
-        return await self._render(self._browser_handler, request)
+        return await self._unless_let_go(self._render(self._browser_handler, request), request)
 
     async def _render(self, handler: PooledPlaywrightDownloadHandler, request: Request) -> Response:
         """The browser's render of ``request``, rendered again while the server answers it with a fault."""
