@@ -34,8 +34,10 @@ def test_scrapy_still_keeps_the_caches_the_crawl_settles() -> None:
     assert isinstance(scrapy_response._metaref_cache, WeakKeyDictionary)
 
 
-@pytest.mark.parametrize("render", ["never", "auto"])
-def test_a_base_or_a_refresh_that_is_no_url_loses_no_page(tmp_path: Path, render: str) -> None:
+# METAREFRESH_ENABLED=False: no meta refresh middleware settled the page, and its selector raised (nothing
+# was published); the spider settles what it judges.
+@pytest.mark.parametrize(("render", "refresh"), [("never", "True"), ("auto", "True"), ("never", "False")])
+def test_a_base_or_a_refresh_that_is_no_url_loses_no_page(tmp_path: Path, render: str, refresh: str) -> None:
     routes = {
         "/robots.txt": Route(headers=(("Content-Type", "text/plain"),), body=b""),
         # Links resolve against the page's own URL: "b" is /b, as a browser reads it.
@@ -45,9 +47,11 @@ def test_a_base_or_a_refresh_that_is_no_url_loses_no_page(tmp_path: Path, render
         "/c": _page("C", '<a href="/">Home</a>', head='<meta http-equiv="refresh" content="0; url=http://[y/">'),
     }
     with SiteServer(routes) as server:
-        result = run_crawl(server.origin + "/", tmp_path, "-a", f"render={render}")
+        settings = {"METAREFRESH_ENABLED": refresh}
+        result = run_crawl(server.origin + "/", tmp_path, "-a", f"render={render}", settings=settings)
     assert result.returncode == 0, result.describe()
-    listed = {url["loc"][len(server.origin) :] for url in read_sitemap_set(result.output_dir, server.origin + "/")}
+    entries = read_sitemap_set(result.output_dir, server.origin + "/")
+    listed = {url["loc"][len(server.origin) :] for url in entries}
     assert listed == {"/", "/a", "/b", "/c"}, result.describe()
     assert "Invalid IPv6 URL" not in result.stderr, result.describe()
 

@@ -26,6 +26,8 @@ from sitemap_spider import request_meta as meta
 from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from scrapy.crawler import Crawler
 
     from sitemap_spider.crawl.mode import Mode
@@ -166,15 +168,19 @@ class RecordingMetaRefreshMiddleware(_RecordRedirects, MetaRefreshMiddleware):
         try:
             return super().process_response(request, response, spider)
         except ValueError:
-            if not (isinstance(response, TextResponse) and _settle_bad_urls(response, self._ignore_tags)):
+            if not (isinstance(response, TextResponse) and settle_bad_urls(response, self._ignore_tags)):
                 raise
             return super().process_response(request, response, spider)
 
 
-def _settle_bad_urls(response: TextResponse, ignore_tags: list[str]) -> bool:
+def settle_bad_urls(response: TextResponse, ignore_tags: Iterable[str] = ("script", "noscript")) -> bool:
     """Give Scrapy's per-response caches the page's own URL for a base that is no URL, and no
     refresh for a refresh to no URL; whether there was one (Scrapy keeps those caches private:
-    tests/test_bad_urls.py notices if they go)."""
+    tests/test_bad_urls.py notices if they go).
+
+    The meta refresh middleware does so for every HTML response; the spider again for the pages it
+    judges (two look-ups in those caches), as none went through it with METAREFRESH_ENABLED=False:
+    a home page with such a base then published nothing."""
     settled = False
     try:
         get_base_url(response)

@@ -21,6 +21,7 @@ from sitemap_spider.config import CrawlTarget, SitemapConfig
 from sitemap_spider.crawl.alternates import alternates_in_header
 from sitemap_spider.crawl.enrich import Enricher
 from sitemap_spider.crawl.links import LinkFinder
+from sitemap_spider.crawl.middlewares import settle_bad_urls
 from sitemap_spider.crawl.mode import Mode, mode_chooser
 from sitemap_spider.crawl.pages import RobotsDirectives, canonical_from_header, canonical_from_html, content_digest
 from sitemap_spider.crawl.pages import is_html, robots_from_header, robots_from_meta
@@ -137,6 +138,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         if not isinstance(response, TextResponse) or not self._is_html(response):
             self._left_out(url, response_facts(response), [], "non_html", self._content_type(response))
             return
+        settle_bad_urls(response)  # the meta refresh middleware's, when it is on (crawl/middlewares.py)
         facts = self._static_facts(response, url)
         try:
             reason = await self.renderer.reason(response, lambda: self._has_site_links(response))

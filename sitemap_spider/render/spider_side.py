@@ -16,6 +16,7 @@ from w3lib.html import strip_html5_whitespace
 from sitemap_spider import request_meta as meta
 from sitemap_spider import stats as keys
 from sitemap_spider.crawl.links import DENY_EXTENSIONS, LINK_ATTRS, LINK_TAGS
+from sitemap_spider.crawl.middlewares import settle_bad_urls
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
 from sitemap_spider.crawl.retries import RetryLater
 from sitemap_spider.crawl.urls import joined
@@ -133,6 +134,7 @@ class RenderingMixin:
 
     def _judge_rendered(self, response: TextResponse, facts: dict[str, Any]) -> Iterator[Request | SitemapEntry]:
         """Count what the DOM holds beyond the static HTML, then judge the page by it."""
+        settle_bad_urls(response)  # a DOM's <base href> too (crawl/middlewares.py)
         static = frozenset(facts.get("static_links", ()))
         met = self.link_finder.met
         found = sum(1 for url in self._site_links(response) - static if url not in met)
