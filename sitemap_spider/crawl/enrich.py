@@ -31,7 +31,7 @@ from sitemap_spider.crawl.structured import (
     videos_in_json_ld,
     videos_in_microdata,
 )
-from sitemap_spider.crawl.urls import Site, joined
+from sitemap_spider.crawl.urls import Site, resolved
 from sitemap_spider.history.record import EXTENSIONS_UNKNOWN
 from sitemap_spider.rich_config import RichConfig
 from sitemap_spider.sitemaps import (
@@ -44,7 +44,6 @@ from sitemap_spider.sitemaps import (
     check_loc,
     missing_video_field,
     news_language,
-    normalize_url,
     page_summary_of,
     parse_lastmod,
     rich_fields,
@@ -132,8 +131,7 @@ class Enricher:
         return not self.config.llms_txt or (stored is not None and '"page":' in stored)
 
     def _url(self, base: str, href: str) -> str | None:
-        absolute = joined(base, href)
-        url = None if absolute is None else normalize_url(absolute, self.strip_params)
+        url = resolved(base, href, self.strip_params)
         return None if url is None else self.site.to_public(self.site.to_crawl(url))
 
     def _writable_url(self, base: str, href: str) -> str | None:

@@ -29,7 +29,7 @@ from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport, error_reason
 from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
 from sitemap_spider.crawl.start_up import check_start_up, configure_settings
-from sitemap_spider.crawl.urls import joined, repeated_segment_count
+from sitemap_spider.crawl.urls import joined, repeated_segment_count, resolved
 from sitemap_spider.render.browser import Browser, playwright_settings
 from sitemap_spider.render.renderer import Pending
 from sitemap_spider.render.spider_side import RenderingMixin
@@ -332,10 +332,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
 
     def _resolve(self, base: str, href: str | None) -> str | None:
         """An href as the normalised URL to fetch, or None."""
-        absolute = None if href is None else joined(base, href)
-        if absolute is None:
-            return None  # none, or no URL: a canonical that is no URL is none
-        url = normalize_url(absolute, self.config.strip_params)
+        # None for none, or for no URL: a canonical that is no URL is none.
+        url = None if href is None else resolved(base, href, self.config.strip_params)
         return None if url is None else self.target.site.to_crawl(url)
 
     @staticmethod

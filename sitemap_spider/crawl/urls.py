@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from sitemap_spider.sitemaps import origin_of
+from sitemap_spider.sitemaps import normalize_url, origin_of
 
 
 def joined(base: str, href: str) -> str | None:
@@ -20,6 +21,12 @@ def joined(base: str, href: str) -> str | None:
         return urljoin(base, href)
     except ValueError:
         return None
+
+
+def resolved(base: str, href: str, strip_params: Iterable[str] = ()) -> str | None:
+    """The normal form (``normalize_url``) of ``href`` against ``base``; None for no URL."""
+    absolute = joined(base, href)
+    return None if absolute is None else normalize_url(absolute, strip_params)
 
 
 def repeated_segment_count(url: str) -> int:

@@ -11,14 +11,15 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree  # type: ignore[import-untyped]
 from parsel import Selector
 
 from sitemap_spider.crawl.pages import page_tags
+from sitemap_spider.crawl.urls import resolved
 from sitemap_spider.render.scripts import adds_content
-from sitemap_spider.sitemaps import normalize_url, origin_of
+from sitemap_spider.sitemaps import origin_of
 
 RENDER_MODES = ("never", "auto", "always")
 
@@ -133,21 +134,13 @@ def static_links(selector: Selector, base_url: str) -> set[str]:
     """The normalised URLs the page links to in its static HTML (``<noscript>`` included)."""
     links = set()
     for value in _xpath(selector, _LINK_VALUES):
-        url = _resolve(base_url, value.strip())
+        url = resolved(base_url, value.strip())
         if url is not None:
             links.add(url)
     return links
 
 
 _LINK_VALUES = "//a/@href | //area/@href | //frame/@src | //iframe/@src"
-
-
-def _resolve(base_url: str, value: str) -> str | None:
-    """The normalised URL of an address of the page, or None (as crawl/links.py's, a bogus one is none)."""
-    try:
-        return normalize_url(urljoin(base_url, value))
-    except ValueError:  # urlsplit's "Invalid IPv6 URL": "//[oops/a.js", "http://[::1"
-        return None
 
 
 def _known_link(selector: Selector, base_url: str) -> Callable[[str], bool]:
@@ -167,7 +160,7 @@ def _known_link(selector: Selector, base_url: str) -> Callable[[str], bool]:
             return True
         if links is None:
             links = static_links(selector, base_url)
-        url = _resolve(base_url, href)
+        url = resolved(base_url, href)
         return url is not None and url in links
 
     return known
@@ -266,7 +259,7 @@ def _resolution_base(base_url: str, rooted: bool) -> str | None:
 
 def _site_script(base_url: str, origin: str, src: str) -> str | None:
     """The normalised URL of a script address, when it is a same-site script worth reading."""
-    url = _resolve(base_url, src)
+    url = resolved(base_url, src)
     if url is None or origin_of(url) != origin or is_analytics(url):
         return None
     path = url.split("?", 1)[0]

@@ -19,7 +19,7 @@ from sitemap_spider.crawl.links import DENY_EXTENSIONS, LINK_ATTRS, LINK_TAGS
 from sitemap_spider.crawl.middlewares import settle_bad_urls
 from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
 from sitemap_spider.crawl.retries import RetryLater
-from sitemap_spider.crawl.urls import joined
+from sitemap_spider.crawl.urls import resolved
 from sitemap_spider.render.known import ScriptSetKnowledge
 from sitemap_spider.render.renderer import HANDED_OVER, PageReading, Renderer
 from sitemap_spider.sitemaps import normalize_url
@@ -50,8 +50,7 @@ def links_to_site(response: TextResponse, site: Site, strip_params: Iterable[str
             href = element.get(attribute)
             if not href:
                 continue
-            absolute = joined(base, strip_html5_whitespace(href))
-            url = None if absolute is None else normalize_url(absolute, strip_params)
+            url = resolved(base, strip_html5_whitespace(href), strip_params)
             if url is not None and not url_has_any_extension(url, DENY_EXTENSIONS):
                 if site.in_scope(site.to_crawl(url)):
                     return True
