@@ -290,7 +290,7 @@ def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
     if metadata is not None and not _no_later(metadata.moment, prior):
         return metadata.text
     from_header = header_date(evidence, prior)
-    if from_header is not None and not _no_later(parse_lastmod(from_header), prior):
+    if from_header is not None and not _no_later(from_header, prior):
         return from_header
     if prior is None or evidence.fingerprint is None:
         return None  # seen for the first time, no evidence
@@ -299,15 +299,18 @@ def choose_lastmod(evidence: Evidence, prior: Prior | None) -> str | None:
     return w3c_datetime(evidence.fetched_at)  # changed since the last crawl: first seen now
 
 
-def _no_later(moment: datetime, prior: Prior | None) -> bool:
-    """Whether a date of the page (its metadata's, its header's) is no later than the lastmod in force:
-    stale for a changed page, whose change came after the crawl that saw the lastmod in force.
+def _no_later(moment: datetime | str, prior: Prior | None) -> bool:
+    """Whether a date of the page (its metadata's, its header's lastmod) is no later than the lastmod in
+    force: stale for a changed page, whose change came after the crawl that saw the lastmod in force.
 
     Compared as written, to the second: a dateModified of 10:39:15.951 is the lastmod 10:39:15 in force.
+    A lastmod text is read only when there is a lastmod in force (not on a first crawl's every page).
     """
     if prior is None or prior.lastmod is None:
         return False
     try:
+        if isinstance(moment, str):
+            moment = parse_lastmod(moment)
         return moment.replace(microsecond=0) <= parse_lastmod(prior.lastmod)
     except InvalidEntryError:
         return False
