@@ -31,6 +31,9 @@ def page(head: str) -> Selector:
         ('<meta name="robots" content="index, nofollow">', False, True),
         ('<meta name="robots" content="max-snippet:-1, noarchive">', False, False),
         ('<meta name="description" content="noindex">', False, False),
+        ('<meta name="robots" content="unavailable_after: 2010-06-25">', True, False),
+        ('<meta name="robots" content="unavailable_after: Friday, 25-Jun-10 15:00:00 PST, nofollow">', True, True),
+        ('<meta name="robots" content="unavailable_after: 2999-06-25">', False, False),
     ],
 )
 def test_robots_from_meta(head: str, noindex: bool, nofollow: bool) -> None:
@@ -48,9 +51,25 @@ def test_robots_from_meta(head: str, noindex: bool, nofollow: bool) -> None:
         (["GoogleBot:noindex"], True),
         (["otherbot: noindex"], False),
         (["otherbot: noindex", "none"], True),
-        (["unavailable_after: 25 Jun 2010 15:00:00 PST"], False),
-        (["noarchive, unavailable_after: 25 Jun 2010 15:00:00 PST"], False),
+        (["unavailable_after: 25 Jun 2999 15:00:00 PST"], False),
+        (["noarchive, unavailable_after: 25 Jun 2999 15:00:00 PST"], False),
+        (["noarchive, unavailable_after: 25 Jun 2010 15:00:00 PST"], True),
         (["max-snippet: 20, noindex"], True),
+        # Header values a proxy or CDN merged into one line: each agent's items apply to it alone.
+        (["bingbot: noindex, googlebot: noindex"], True),
+        (["noarchive, googlebot: noindex"], True),
+        (["otherbot: noarchive, googlebot: noindex"], True),
+        (["googlebot: noarchive, otherbot: noindex"], False),
+        (["otherbot: noindex, nofollow"], False),
+        (["googlebot: nofollow", "otherbot: noindex"], False),
+        # unavailable_after: a date passed is noindex; a date to come or one unreadable is not.
+        (["unavailable_after: 2010-06-25"], True),
+        (["unavailable_after: Friday, 25-Jun-10 15:00:00 PST"], True),
+        (["googlebot: unavailable_after: Fri, 25 Jun 2010 15:00:00 GMT, nofollow"], True),
+        (["otherbot: unavailable_after: 2010-06-25"], False),
+        (["unavailable_after: 2999-01-01T00:00:00Z"], False),
+        (["unavailable_after: Friday, 25-Jun-2999 15:00:00 GMT"], False),
+        (["unavailable_after: soon"], False),
     ],
 )
 def test_robots_from_header(values: list[str | bytes], noindex: bool) -> None:

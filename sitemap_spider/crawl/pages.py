@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from parsel import Selector
@@ -23,6 +26,7 @@ HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _COLON_DIRECTIVES = frozenset(
     {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
 )
+_WEEKDAY_ONLY = re.compile(r"unavailable_after\s*:\s*[a-z]+\s*$", re.IGNORECASE)
 _LINK_HEADER_ITEM = re.compile(r"<([^>]*)>\s*((?:;\s*[^;,]+)*)")
 _REL_PARAM = re.compile(r"""rel\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s;,]+))""", re.IGNORECASE)
 
@@ -56,9 +60,43 @@ class RobotsDirectives:
 
 
 def _directives(tokens: Iterable[str]) -> RobotsDirectives:
-    words = {token.strip().lower() for token in tokens}
+    words = set()
+    for token in tokens:
+        name, sep, argument = token.partition(":")
+        name = name.strip().lower()
+        if sep and name == "unavailable_after":
+            # Google leaves a page out of its results once this date has passed: as noindex then.
+            words.add("noindex" if _has_passed(argument) else name)
+        else:
+            words.add(token.strip().lower())
     none = "none" in words
     return RobotsDirectives(noindex=none or "noindex" in words, nofollow=none or "nofollow" in words)
+
+
+def _tokens(value: str) -> list[str]:
+    """The comma-separated items of a robots value, with an ``unavailable_after`` date whose
+    weekday a comma follows (RFC 850 and RFC 1123 forms: ``Friday, 25-Jun-10 ...``) in one piece."""
+    tokens = value.split(",")
+    joined: list[str] = []
+    for token in tokens:
+        if joined and _WEEKDAY_ONLY.search(joined[-1]):
+            joined[-1] += "," + token
+        else:
+            joined.append(token)
+    return joined
+
+
+def _has_passed(text: str) -> bool:
+    """Whether an ``unavailable_after`` date is in the past; a date that cannot be read is not
+    (Google ignores it). A date or time without a zone is read as UTC."""
+    text = text.strip()
+    try:
+        moment = datetime.fromisoformat(text) if text[:4].isdigit() else parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return False
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp() < time.time()
 
 
 class PageTags:
@@ -178,27 +216,32 @@ def robots_from_meta(page: Selector | Any, agents: Iterable[str]) -> RobotsDirec
     for meta in page_tags(page).metas:
         name, content = meta.get("name"), meta.get("content")
         if name is not None and content is not None and name.strip().lower() in names:
-            result = result.merge(_directives(content.split(",")))
+            result = result.merge(_directives(_tokens(content)))
     return result
 
 
 def robots_from_header(values: Iterable[str | bytes], agents: Iterable[str]) -> RobotsDirectives:
     """Directives of ``X-Robots-Tag`` header values.
 
-    A value may start with ``agent:`` and then applies to that agent only;
-    ``unavailable_after: <date>`` is a directive, not an agent.
+    An item ``agent: directive`` applies to that agent, and so do the items after it up to the
+    next agent's (``otherbot: noarchive, googlebot: noindex``: headers a proxy or CDN merged into
+    one line); items before any agent apply to every crawler, and each header value starts anew.
+    ``unavailable_after: <date>``, ``max-snippet: <n>`` and the like are directives, not agents.
     """
     wanted = {agent.lower() for agent in agents}
     result = RobotsDirectives()
     for raw in values:
         value = raw.decode("latin-1") if isinstance(raw, bytes) else raw
-        head, sep, rest = value.partition(":")
-        agent = head.strip().lower()
-        if sep and agent not in _COLON_DIRECTIVES and "," not in head:
-            if agent not in wanted:
-                continue
-            value = rest
-        result = result.merge(_directives(value.split(",")))
+        ours: list[str] = []
+        applies = True
+        for token in _tokens(value):
+            head, sep, rest = token.partition(":")
+            agent = head.strip().lower()
+            if sep and agent not in _COLON_DIRECTIVES:
+                applies, token = agent in wanted, rest
+            if applies:
+                ours.append(token)
+        result = result.merge(_directives(ours))
     return result
 
 
