@@ -84,6 +84,17 @@ def tree_files(directory: Path) -> dict[str, bytes]:
     }
 
 
+def file_identities(directory: Path) -> dict[str, tuple[int, int]]:
+    """Each file directly in ``directory`` -> (inode, mtime in ns): what a web server makes a
+    file's ETag and Last-Modified of."""
+    found = {}
+    for path in directory.iterdir():
+        if path.is_file():
+            status = path.stat()
+            found[path.name] = (status.st_ino, status.st_mtime_ns)
+    return found
+
+
 def log_stat(log: str, key: str) -> int | None:
     """A Scrapy stat in a crawl's log, from its last stats dump (a leader's counts both of its
     processes); None when no dump has it."""

@@ -14,7 +14,7 @@ from sitemap_spider.sitemaps.errors import SitemapError, SitemapValidationError
 from sitemap_spider.sitemaps.shards.storage import SitemapStorage
 from sitemap_spider.sitemaps.xml.validate import validate_file
 from sitemap_spider.sitemaps.shards.writer import ShardInfo, ShardWriter, write_index
-from tests.crawl_fixtures import tree_files
+from tests.crawl_fixtures import file_identities as identities, tree_files
 from tests.sitemap_check import read_sitemap_set
 
 BASE = "https://example.com/"
@@ -24,10 +24,17 @@ INDEX = "sitemap_index.xml"
 def stage(
     storage: SitemapStorage, count: int, *, max_urls: int, gzip: bool = False, prefix: str = "p"
 ) -> tuple[Path, list[ShardInfo]]:
+    return stage_paths(storage, [f"{prefix}/{i:04d}" for i in range(count)], max_urls=max_urls, gzip=gzip)
+
+
+def stage_paths(
+    storage: SitemapStorage, paths: list[str], *, max_urls: int, gzip: bool = False
+) -> tuple[Path, list[ShardInfo]]:
+    """A set of the sorted ``paths`` under BASE, staged, not published."""
     staging = storage.staging_dir()
     writer = ShardWriter(staging, max_urls=max_urls, max_bytes=52_428_800, gzip=gzip)
-    for i in range(count):
-        writer.write(SitemapEntry(f"{BASE}{prefix}/{i:04d}"))
+    for path in paths:
+        writer.write(SitemapEntry(BASE + path))
     shards = writer.close()
     write_index(staging / INDEX, shards, BASE)
     return staging, shards
@@ -98,6 +105,56 @@ def test_switching_to_gzip_removes_the_plain_files(tmp_path: Path) -> None:
         "sitemap-00002.xml.gz",
         INDEX,
     ]
+
+
+@pytest.mark.parametrize("gzip", [False, True])
+def test_files_of_the_same_bytes_are_left_in_place(tmp_path: Path, gzip: bool) -> None:
+    storage = SitemapStorage(tmp_path)
+    paths = [f"p/{i:04d}" for i in range(5)]
+    staging, shards = stage_paths(storage, paths, max_urls=2, gzip=gzip)
+    names = [shard.name for shard in shards]
+    assert storage.publish(staging, names, INDEX) == [*names, INDEX]
+    first = identities(tmp_path)
+
+    staging, shards = stage_paths(storage, paths, max_urls=2, gzip=gzip)
+    assert storage.publish(staging, names, INDEX) == []
+    assert identities(tmp_path) == first
+    assert not staging.exists()
+
+    # Another URL in the second shard: that file alone changes. The index lists the same files
+    # with the same (no) lastmods, so its bytes and it stay too.
+    paths[2] = "p/0002-new"
+    staging, shards = stage_paths(storage, paths, max_urls=2, gzip=gzip)
+    assert storage.publish(staging, names, INDEX) == [names[1]]
+    now = identities(tmp_path)
+    assert {name for name in now if now[name] != first[name]} == {names[1]}
+    assert [url["loc"] for url in read_sitemap_set(tmp_path, BASE)] == [BASE + path for path in paths]
+
+
+def test_a_published_file_of_the_same_size_but_other_bytes_is_replaced(tmp_path: Path) -> None:
+    storage = SitemapStorage(tmp_path)
+    publish(storage, 5, max_urls=2)
+    shard = tmp_path / "sitemap-00001.xml"
+    good = shard.read_bytes()
+    with open(shard, "r+b") as out:  # edited in place: same size, same inode
+        out.seek(len(good) - 40)
+        out.write(b"X")
+    staging, shards = stage(storage, 5, max_urls=2)
+    assert storage.publish(staging, [shard.name for shard in shards], INDEX) == [shard.name]
+    assert shard.read_bytes() == good
+
+
+def test_a_link_to_the_same_bytes_is_replaced_by_the_file(tmp_path: Path) -> None:
+    storage = SitemapStorage(tmp_path / "out")
+    publish(storage, 5, max_urls=2)
+    shard = tmp_path / "out" / "sitemap-00002.xml"
+    (tmp_path / "copy.xml").write_bytes(shard.read_bytes())
+    shard.unlink()
+    shard.symlink_to(tmp_path / "copy.xml")
+    staging, shards = stage(storage, 5, max_urls=2)
+    assert storage.publish(staging, [shard.name for shard in shards], INDEX) == [shard.name]
+    assert not shard.is_symlink()
+    assert len(read_sitemap_set(tmp_path / "out", BASE)) == 5
 
 
 def test_publish_refuses_a_missing_file_before_moving_anything(tmp_path: Path) -> None:

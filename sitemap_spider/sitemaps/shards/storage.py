@@ -3,8 +3,11 @@
 New files are written into a staging directory inside ``output_dir`` (same filesystem, so
 ``os.replace`` is atomic), then moved into place shards first and the index last: a reader
 that follows the index never finds a listed shard missing, and nothing published so far
-changes until every new file is complete. Two processes publishing into one directory take
-turns (a lock file held while files are moved): their renames never interleave into a mixed set.
+changes until every new file is complete. A new file whose bytes are those of the published
+file of its name is not moved: the published one stays (its inode, its mtime), so that a web
+server's ETag and Last-Modified change only for the files that did. Two processes publishing
+into one directory take turns (a lock held while files are compared and moved): their renames
+never interleave into a mixed set.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import fcntl
 import logging
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -24,10 +28,31 @@ from sitemap_spider.sitemaps.names import SHARD_FILE_PATTERN, STAGING_PREFIX
 
 logger = logging.getLogger(__name__)
 
-#: How long a publish waits for another one into the same directory (moving files takes
-#: milliseconds: a lock held this long is a stuck process, and waiting on would hang cron).
+#: How long a publish waits for another one into the same directory (comparing and moving files
+#: takes seconds at most: a lock held this long is a stuck process, and waiting on would hang cron).
 LOCK_TIMEOUT = 600.0
 _LOCK_POLL = 0.1
+_COMPARE_BLOCK = 1 << 20
+
+
+def same_bytes(staged: Path, published: Path) -> bool:
+    """Whether ``published`` is a regular file (not a link) holding the bytes of ``staged``.
+
+    Sizes first: a file of another size is not read. Read in blocks, up to the first difference.
+    """
+    try:
+        there = os.lstat(published)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(there.st_mode) or there.st_size != os.stat(staged).st_size:
+        return False
+    with open(staged, "rb") as new, open(published, "rb") as old:
+        while True:
+            block = new.read(_COMPARE_BLOCK)
+            if block != old.read(_COMPARE_BLOCK):
+                return False
+            if not block:
+                return True
 
 
 def fsync_directory(directory: Path) -> None:
@@ -87,9 +112,13 @@ class SitemapStorage:
     def publish(
         self, staging: Path, shard_names: list[str], index_name: str, extra_names: Sequence[str] = (),
         stale_names: Sequence[str] = (),
-    ) -> None:
+    ) -> list[str]:
         """Move the shards and the ``extra_names`` files, then the index, into place; remove stale
-        shards, the ``stale_names`` files (an earlier set's, the new one has none) and ``staging``."""
+        shards, the ``stale_names`` files (an earlier set's, the new one has none) and ``staging``.
+
+        A file whose bytes the published file of its name already holds is left as published.
+        Returns the names moved into place (new or changed), in the order they were moved.
+        """
         staging = self._check_staging(staging)
         names = [*shard_names, *extra_names, index_name]
         for name in names:
@@ -98,9 +127,13 @@ class SitemapStorage:
             if not (staging / name).is_file():
                 raise SitemapError(f"{name} is missing from staging directory {staging}")
         # Checked everything before the first rename: up to here the old set is untouched.
+        moved = []
         with self.publishing_lock():
+            # Compared under the lock: another publisher may have moved its files in meanwhile.
             for name in names:
-                os.replace(staging / name, self.output_dir / name)
+                if not same_bytes(staging / name, self.output_dir / name):
+                    os.replace(staging / name, self.output_dir / name)
+                    moved.append(name)
             fsync_directory(self.output_dir)
             # The new set is live from here on: a failed cleanup is reported, not raised, so
             # that callers do not announce a published set as "not published".
@@ -113,7 +146,11 @@ class SitemapStorage:
                 shutil.rmtree(staging)
             except OSError as exc:
                 logger.warning("Published, but cleaning up %s failed: %s", self.output_dir, exc)
-        logger.info("Published %s and %d sitemap files in %s", index_name, len(shard_names), self.output_dir)
+        logger.info(
+            "Published %s and %d sitemap files in %s: %d files new or changed, %d unchanged left in place",
+            index_name, len(shard_names), self.output_dir, len(moved), len(names) - len(moved),
+        )  # fmt: skip
+        return moved
 
     @contextlib.contextmanager
     def publishing_lock(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
