@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -126,6 +127,47 @@ def test_gzip_objects_are_gzip_files(tmp_path: Path, moto_url: str, bucket: str)
     assert heads["sitemap-00001.xml.gz"] == {"ContentType": "application/gzip", "ContentEncoding": None}
     assert heads["sitemap_index.xml"]["ContentType"] == "application/xml; charset=utf-8"
     assert len(read_sitemap_set(tmp_path / "bucket", BASE)) == 5
+
+
+def objects(endpoint: str, bucket: str, prefix: str) -> dict[str, tuple[str, Any]]:
+    """Each object under ``prefix`` (its name after it) -> (ETag, LastModified)."""
+    listed = client(endpoint).list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", [])
+    return {item["Key"][len(prefix) :]: (item["ETag"], item["LastModified"]) for item in listed}
+
+
+@pytest.mark.parametrize("gzip", ["False", "True"])
+def test_objects_of_unchanged_files_are_left_as_they_are(tmp_path: Path, moto_url: str, bucket: str, gzip: str) -> None:
+    """A republish of the same set uploads nothing: every object keeps its ETag and Last-Modified
+    (what a search engine's conditional GET compares); one changed page replaces its file and the
+    index, and nothing else."""
+    settings = (
+        f"SITEMAP_OUTPUT_URI=s3://{bucket}/kept/", f"AWS_ENDPOINT_URL={moto_url}", "SITEMAP_MAX_URLS=10",
+        f"SITEMAP_GZIP={gzip}", "SITEMAP_XSL=on",
+    )  # fmt: skip
+    first = publish(tmp_path, "work-a", pages(25), *settings)
+    assert first.returncode == 0, first.stderr[-3000:]
+    before = objects(moto_url, bucket, "kept/")
+    suffix = ".gz" if gzip == "True" else ""
+    shards = [f"sitemap-0000{n}.xml{suffix}" for n in (1, 2, 3)]
+    assert sorted(before) == sorted([*shards, "sitemap.xsl", "sitemap_index.xml"])
+    time.sleep(1.1)  # Last-Modified counts seconds: a replaced object would show it
+
+    # The same set from another working copy (another machine): compared with the bucket's objects.
+    again = publish(tmp_path, "work-b", pages(25), *settings)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert objects(moto_url, bucket, "kept/") == before
+    assert "5 unchanged left in place" in again.stderr, again.stderr[-3000:]
+
+    changed = pages(25)
+    changed["p/0012.html"] = "2026-06-01"  # in the second file
+    third = publish(tmp_path, "work-b", changed, *settings)
+    assert third.returncode == 0, third.stderr[-3000:]
+    after = objects(moto_url, bucket, "kept/")
+    assert {name for name in after if after[name] != before[name]} == {shards[1], "sitemap_index.xml"}
+    download(moto_url, bucket, "kept/", tmp_path / "bucket")
+    got = read_sitemap_set(tmp_path / "bucket", BASE)
+    assert [entry["lastmod"] for entry in got if entry["loc"] == BASE + "p/0012.html"] == ["2026-06-01"]
+    assert len(got) == 25
 
 
 class _RefusingProxy(ThreadingHTTPServer):

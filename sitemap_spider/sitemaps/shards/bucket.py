@@ -12,6 +12,11 @@ was, and the publish fails. A failure while copying (requests inside the bucket,
 some files of the new set under the old index, never a missing file; the next publish compares
 with what the bucket then serves and puts the whole set in place.
 
+A file whose object already holds its bytes (the object's size, and its ETag: an MD5 for an object
+put whole, as every object of ours is) with the headers it would be given is neither uploaded nor
+copied: the object, its ETag and its Last-Modified stay, and a recrawl that changes nothing makes
+no search engine download the set again.
+
 Before a set is built, the working copy is made the bucket's published set (:meth:`Bucket.pull`),
 so that the comparison with the previous set (changes, IndexNow) and the shrink guard read what
 the bucket serves, whichever machine published it last. The crawl history stays local.
@@ -19,6 +24,7 @@ the bucket serves, whichever machine published it last. The crawl history stays 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import os
@@ -176,6 +182,8 @@ class Bucket:
         names = [*shard_names, *extra_names, index_name]
         try:
             self._delete_prefix(self.prefix + STAGING_PREFIX)  # left by a publish that died mid-way
+            unchanged = self._unchanged(local_dir, names)
+            names = [name for name in names if name not in unchanged]
             # The upload, the long part, goes beside the live set: a failure there changes nothing.
             for name in names:
                 with open(local_dir / name, "rb") as body:
@@ -205,7 +213,30 @@ class Bucket:
                 self._delete_prefix(staging)
             except self._errors as exc:
                 logger.warning("Cleaning up s3://%s/%s failed: %s", self.bucket, staging, exc)
-        logger.info("Published %s and %d sitemap files in %s", index_name, len(shard_names), self.target.uri)
+        logger.info(
+            "Published %s and %d sitemap files in %s: %d files new or changed, %d unchanged left in place",
+            index_name, len(shard_names), self.target.uri, len(names), len(unchanged),
+        )  # fmt: skip
+
+    def _unchanged(self, local_dir: Path, names: Sequence[str]) -> set[str]:
+        """The ``names`` whose live object holds the bytes of the local file, with the headers
+        ``push`` would give it. The size first; then the ETag against the file's MD5 (an ETag that
+        is not one, of an object put in parts or encrypted with KMS, never matches); then a HEAD for
+        the headers, which a listing does not give."""
+        live = {item["Key"][len(self.prefix) :]: item for item in self._listed_objects(self.prefix)}
+        same = set()
+        for name in names:
+            item = live.get(name)
+            path = local_dir / name
+            if item is None or item.get("Size") != path.stat().st_size:
+                continue
+            if item.get("ETag", "").strip('"') != _md5_of(path):
+                continue
+            head = self._client.head_object(Bucket=self.bucket, Key=self.prefix + name)
+            wanted = content_headers(name)["ContentType"]
+            if head.get("ContentType") == wanted and not head.get("ContentEncoding"):
+                same.add(name)
+        return same
 
     def _delete_prefix(self, prefix: str) -> None:
         for key, _ in self._listed_keys(prefix, delimiter=""):
@@ -228,10 +259,14 @@ class Bucket:
     def _listed_keys(self, prefix: str, delimiter: str = "/") -> Iterator[tuple[str, str]]:
         """(key, the rest of it after ``prefix``) of the objects under ``prefix`` (directly under
         it with the default delimiter)."""
+        for item in self._listed_objects(prefix, delimiter):
+            yield item["Key"], item["Key"][len(prefix) :]
+
+    def _listed_objects(self, prefix: str, delimiter: str = "/") -> Iterator[dict[str, Any]]:
+        """The listing's entry (Key, Size, ETag, ...) of each object under ``prefix``."""
         paginator = self._client.get_paginator("list_objects_v2")
         for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix, Delimiter=delimiter):
-            for item in page.get("Contents", ()):
-                yield item["Key"], item["Key"][len(prefix) :]
+            yield from page.get("Contents", ())
 
     @staticmethod
     def _local_set(local_dir: Path) -> list[Path]:
@@ -252,6 +287,15 @@ def _listed_names(index: bytes) -> list[str]:
             raise BucketError(f"the published index lists {loc!r}, not a file of this set")
         names.append(name)
     return names
+
+
+def _md5_of(path: Path) -> str:
+    """The hex MD5 of a file: the ETag S3 gives an object put whole, unencrypted or SSE-S3."""
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as data:
+        while block := data.read(_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _write_whole(path: Path, chunks: Iterable[bytes]) -> None:
