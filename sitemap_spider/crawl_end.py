@@ -131,7 +131,9 @@ class SetPublisher:
                 raise EmptySitemapError("no entry")
             result = self.builder.publish(self._content_duplicate)
         except EmptySitemapError:
-            self.not_published("no page could be listed")
+            leaves = self.stats.get_value(keys.START_URL_LEAVES)
+            hint = f": the start URL redirects to {leaves}, outside the site crawled; start from it" if leaves else ""
+            self.not_published("no page could be listed" + hint)
             return False
         except ShrinkError as exc:
             self.not_published(str(exc))

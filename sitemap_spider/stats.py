@@ -21,6 +21,8 @@ GROUP_URLS: Final = "sitemap/group_urls/"
 LLMS_TXT_PAGES: Final = "sitemap/llms_txt/pages"
 #: Why nothing was published; absent when the set was published.
 NOT_PUBLISHED: Final = "sitemap/not_published"
+#: Where a start URL redirects when that is outside the crawled site (a crawl that can list nothing then).
+START_URL_LEAVES: Final = "sitemap/start_url_redirects_to"
 #: SITEMAP_PUBLISH=False: the listable pages a finished crawl kept instead of publishing them.
 COLLECTED: Final = "sitemap/collected"
 #: ``sitemap/excluded/<reason>``: URLs not listed, by reason (crawl/report.py's REASONS).

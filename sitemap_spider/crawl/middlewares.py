@@ -7,6 +7,7 @@ Spiders without a crawl mode get the library behaviour unchanged.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any, Self
 from weakref import WeakKeyDictionary
 from urllib.parse import urljoin, urlsplit
@@ -23,6 +24,7 @@ from scrapy.utils.response import get_base_url, get_meta_refresh
 from w3lib.url import safe_url_string
 
 from sitemap_spider import request_meta as meta
+from sitemap_spider import stats as keys
 from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
     from sitemap_spider.crawl.mode import Mode
     from sitemap_spider.crawl.report import CrawlReport
+
+logger = logging.getLogger(__name__)
 
 #: The statuses RedirectMiddleware follows.
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -128,6 +132,8 @@ class _RecordRedirects:
         if site is not None and target is not None and site.to_crawl(target) != target:
             result = result.replace(url=site.to_crawl(target))
             target = result.url
+        if site is not None and target is not None and not site.in_scope(target):
+            _leaving_start_url(self.crawler, request, target)
         mode: Mode | None = getattr(spider, "crawl_mode", None)
         # Another process may own the target by its normalised spelling, as it owns links.
         if mode is not None and target is not None and mode.hand_over(target, request.meta.get("depth", 0)):
@@ -138,6 +144,21 @@ class _RecordRedirects:
             prepared: Request = recrawl.prepare(result)
             return prepared
         return result
+
+
+def _leaving_start_url(crawler: Any, request: Request, target: str) -> None:
+    """Say so when a start URL (or a redirect of it) leads outside the crawled site: the crawl
+    does not follow it, and without another way in it can list nothing. The usual cause is a
+    start URL typed without its www or its https, which the site sends to its canonical origin."""
+    first = (request.meta.get("redirect_urls") or [request.url])[0]
+    start_urls = getattr(getattr(crawler.spider, "target", None), "start_urls", ())
+    if normalize_url(first) not in start_urls or crawler.stats is None:
+        return
+    crawler.stats.set_value(keys.START_URL_LEAVES, target)
+    logger.warning(
+        "The start URL %s redirects to %s, outside the site crawled: that redirect is not followed. If that "
+        "is the site, start from it (-a url=%s)", first, target, target,
+    )  # fmt: skip
 
 
 def _unsafe_location(request: Request, response: Response) -> str | None:
