@@ -144,6 +144,7 @@ class SetPublisher:
             return False
         else:
             self.stats.set_value(keys.URLS, result.urls)
+            self.report.published(result.urls)
             self.stats.set_value(keys.FILES, result.files)
             for group, urls in result.group_urls:
                 self.stats.set_value(keys.GROUP_URLS + group, urls)

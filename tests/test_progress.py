@@ -133,4 +133,6 @@ def test_the_leader_shows_both_processes_totals(small_site: RunningSite, tmp_pat
     served = [r for r in small_site.server.requests if r.method == "GET" and r.target != "/robots.txt"]
     assert result.report is not None
     assert int(final[0][0].replace(",", "")) == len(served) == result.report["counts"]["fetched"]
-    assert int(final[0][1].replace(",", "")) == result.report["counts"]["listed"] >= result.report["urls"]
+    # The line comes as the crawl ends, before the set is built: pages then dropped as copies of
+    # another page's bytes are still in its count, no longer in the report's.
+    assert int(final[0][1].replace(",", "")) >= result.report["counts"]["listed"] == result.report["urls"]

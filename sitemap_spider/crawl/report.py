@@ -175,6 +175,13 @@ class CrawlReport:
         pending[f"{facts.STATUS}{status}"] += 1
         pending[facts.depth_key(depth)] += 1
 
+    def published(self, urls: int) -> None:
+        """The set was published with ``urls`` URLs: the listed count becomes that. Pages counted as
+        they were taken and dropped while the set was built (a copy of another page's bytes, a URL
+        taken twice) are not listed."""
+        counted = self.counts().get(facts.LISTED, 0)  # before the pending counts: counts() moves them on
+        self._pending[facts.LISTED] += urls - counted
+
     def flush(self) -> bool:
         """Move the counts of the last moments to the store (every second or so, and at the end)."""
         if not self._pending:
