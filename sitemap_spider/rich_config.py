@@ -7,6 +7,7 @@ A block of SitemapConfig (config.py) of its own, as PolitenessConfig is.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import ClassVar, Final
@@ -65,8 +66,45 @@ class RichConfig:
     #: Each extension kind's letter in a history's note, and the attribute that turns it on.
     KIND_NAMES: ClassVar[dict[str, str]] = {"h": "hreflang", "i": "images", "v": "videos", "n": "news"}
 
-    @property
-    def kinds(self) -> str:
-        """The extensions a crawl reads from its pages, a letter each (KIND_NAMES), as the history
-        notes them: a 304 can list a page with only the kinds its record was written with."""
-        return "".join(letter for letter, name in self.KIND_NAMES.items() if getattr(self, name))
+    def kinds(self, url_form: str = "") -> str:
+        """The extensions a crawl reads from its pages, as the history notes them: a 304 can list a
+        page with only what its record was written with.
+
+        A letter each (KIND_NAMES), followed by a digest in brackets of the settings that shaped
+        what a record keeps of that kind when they are not the defaults': SITEMAP_IMAGE_MIN_SIZE and
+        SITEMAP_IMAGE_HOSTS for images, SITEMAP_NEWS_LANGUAGE for news, and for every kind
+        ``url_form``, how the crawl writes the URLs it keeps ("" when as by default: see
+        Enricher). A history kept before the digests ("hi") was written with the defaults.
+        (The publication's name is not kept as read: a record's news is listed under the setting's.)
+        """
+        noted = ""
+        for letter, name in self.KIND_NAMES.items():
+            if getattr(self, name):
+                shaping = (url_form, *self._shaping(letter))
+                default = shaping == ("", *_DEFAULTS._shaping(letter))
+                noted += letter if default else f"{letter}({_digest(shaping)})"
+        return noted
+
+    def _shaping(self, letter: str) -> tuple[object, ...]:
+        """The settings besides the URLs' form that shape what a record keeps of a kind."""
+        if letter == "i":
+            return (self.image_min_size, *sorted(set(self.image_hosts)))
+        if letter == "n":
+            return (self.news_language,)
+        return ()
+
+
+_DEFAULTS: Final = RichConfig()
+_NOTED_KIND: Final = re.compile(r"[a-z](?:\([0-9a-f]*\))?")
+
+
+def _digest(values: tuple[object, ...]) -> str:
+    # Hexadecimal, without the kinds' letters: a version that reads the note letter by letter
+    # sees the kinds it knows and nothing else.
+    return hashlib.sha256(repr(values).encode()).hexdigest()[:8]
+
+
+def noted_kinds(noted: str) -> list[str]:
+    """The kinds of a history's note (RichConfig.kinds), each with its digest, in order:
+    "hi(1a2b3c4d)" -> ["h", "i(1a2b3c4d)"]."""
+    return _NOTED_KIND.findall(noted)

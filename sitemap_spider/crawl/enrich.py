@@ -8,6 +8,7 @@ when the set is published (sitemaps/xml/hreflang.py), where reciprocity is known
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from urllib.parse import urlsplit
 from scrapy.http import TextResponse
 from scrapy.utils.response import get_base_url
 
+from sitemap_spider import default_settings
 from sitemap_spider.crawl.alternates import alternates_in_html
 from sitemap_spider.crawl.media import image_sources
 from sitemap_spider.crawl.pages import page_summary
@@ -33,7 +35,7 @@ from sitemap_spider.crawl.structured import (
 )
 from sitemap_spider.crawl.urls import Site, resolved
 from sitemap_spider.history.record import EXTENSIONS_UNKNOWN
-from sitemap_spider.rich_config import RichConfig
+from sitemap_spider.rich_config import RichConfig, noted_kinds
 from sitemap_spider.sitemaps import (
     MAX_IMAGES,
     MAX_VIDEO_DURATION,
@@ -52,6 +54,7 @@ from sitemap_spider.sitemaps import (
 #: Told of what a page has that cannot be written: (kind, reason, page, detail).
 Problem = Callable[[str, str, str, str], None]
 _DATE_ONLY: Final = 10
+_DEFAULT_STRIP: Final = sorted({name.lower() for name in default_settings.SITEMAP_STRIP_PARAMS})
 
 
 class Enricher:
@@ -67,9 +70,14 @@ class Enricher:
         self.site = site
         self.strip_params = strip_params
         self.problem = problem
-        # A kind turned on since the history was written: no record knows it, every listed page
-        # is fetched whole once (a 304 would list it without its images, say).
-        self._new_kinds = set(config.kinds) - set(history_kinds)
+        #: The extension kinds this crawl reads, as the history notes them (RichConfig.kinds).
+        self.kinds = config.kinds(url_form(site, strip_params))
+        # A kind turned on since the history was written, or read under other settings (another
+        # SITEMAP_IMAGE_MIN_SIZE, say): no record holds it as this crawl reads it, every listed
+        # page is fetched whole once (a 304 would list it without its images, or the old ones).
+        before = noted_kinds(history_kinds)
+        self._new_kinds = set(noted_kinds(self.kinds)) - set(before)
+        self._kinds_before = {kind[0] for kind in before}
         hosts = {urlsplit(site.public_origin).netloc, urlsplit(site.crawl_origin).netloc}
         self.image_hosts = frozenset(hosts | set(config.image_hosts))
 
@@ -113,14 +121,25 @@ class Enricher:
         wanted = {"alternates": config.hreflang, "images": config.images, "videos": config.videos, "news": config.news}
         record = json.loads(stored)
         fields = {name: value for name, value in (rich_fields(record) or {}).items() if value and wanted[name]}
+        if "news" in fields and config.news_name is not None:  # the name is the setting's, not the page's
+            fields["news"] = dataclasses.replace(fields["news"], name=config.news_name)
         if config.llms_txt and (page := page_summary_of(record)) is not None:
             fields["page"] = page
         return fields
 
     @property
-    def new_kinds(self) -> list[str]:
-        """The extension kinds turned on since the history was written, by setting name's end."""
-        return [RichConfig.KIND_NAMES[kind] for kind in sorted(self._new_kinds)]
+    def unknown_to_history(self) -> str:
+        """What this crawl reads that the history's records do not hold, for the log ("" when none):
+        kinds turned on since it was written, kinds read under other settings."""
+        names = RichConfig.KIND_NAMES
+        turned_on = sorted(names[kind[0]] for kind in self._new_kinds if kind[0] not in self._kinds_before)
+        changed = sorted(names[kind[0]] for kind in self._new_kinds if kind[0] in self._kinds_before)
+        said = []
+        if turned_on:
+            said.append(f"Extensions turned on since the last crawl ({', '.join(turned_on)})")
+        if changed:
+            said.append(f"Extension settings changed since the last crawl ({', '.join(changed)})")
+        return "; ".join(said)
 
     def knows(self, stored: str | None) -> bool:
         """Whether a listed page's stored extensions hold all a 304 of it needs: every kind the
@@ -197,6 +216,14 @@ class Enricher:
             return None
         assert published is not None and language is not None and self.config.news_name is not None
         return News(self.config.news_name, language, published, found.title)
+
+
+def url_form(site: Site, strip_params: tuple[str, ...]) -> str:
+    """How a crawl writes the URLs a page's extensions hold, for the history's note: "" when as by
+    default (the public origin the crawled one, SITEMAP_STRIP_PARAMS the defaults')."""
+    public = "" if site.public_origin == site.crawl_origin else site.public_origin
+    strip = sorted(set(strip_params))
+    return "" if not public and strip == _DEFAULT_STRIP else repr((public, strip))
 
 
 def w3c_date(value: str) -> str | None:

@@ -65,6 +65,8 @@ class Mode(Protocol):
     #: Notes for the next crawl, by name, each asked when the history is committed (HistoryStore.note):
     #: what render=auto learnt (render/known.py), the site's pace (crawl/throttle.py).
     history_notes: dict[str, Callable[[], str | None]]
+    #: The extension kinds the crawl reads, noted with its records (RichConfig.kinds, Enricher.kinds).
+    extension_kinds: str
 
     @property
     def report(self) -> CrawlReport | None:

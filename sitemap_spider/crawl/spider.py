@@ -88,9 +88,9 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             target.site.crawl_origin, RichConfig.DEFAULT_KINDS
         )
         spider.enricher = Enricher(config.rich, target.site, config.strip_params, spider._not_written, kinds)
-        if history is not None and spider.enricher.new_kinds and len(history):
-            logger.info("Extensions turned on since the last crawl (%s): the listed pages are fetched whole once",
-                        ", ".join(spider.enricher.new_kinds))
+        spider.crawl_mode.extension_kinds = spider.enricher.kinds
+        if history is not None and spider.enricher.unknown_to_history and len(history):
+            logger.info("%s: the listed pages are fetched whole once", spider.enricher.unknown_to_history)
         spider.recrawl = Recrawl(history, target, config.keep_failed_days, crawler, spider.enricher.knows)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:

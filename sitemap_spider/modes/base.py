@@ -37,7 +37,7 @@ from sitemap_spider.crawl.report import CrawlReport
 from sitemap_spider.history.store import HistoryStore, Staging
 from sitemap_spider.modes.held import HeldRequests
 from sitemap_spider.modes.schedulers import SpillScheduler
-from sitemap_spider.rich_config import RichConfig
+from sitemap_spider.rich_config import RichConfig, noted_kinds
 from sitemap_spider.crawl_end import SetPublisher
 from sitemap_spider.sitemaps import InvalidEntryError
 
@@ -93,6 +93,8 @@ class CrawlMode:
         #: Notes for the next crawl, by name, committed with the history (crawl/mode.py's Mode):
         #: what render=auto learnt (render/known.py), the site's pace (crawl/throttle.py).
         self.history_notes: dict[str, Callable[[], str | None]] = {}
+        #: The extension kinds this crawl reads, as the history notes them (the spider's Enricher.kinds).
+        self.extension_kinds = config.rich.kinds()
         self._history_origin = ""
         self._staging: Staging | None = None
         # The report opens with the crawl: stats and the spider exist only then.
@@ -274,9 +276,10 @@ class CrawlMode:
 
         def kinds() -> str:
             # A page kept after failing keeps its old record: while one is listed, only the kinds
-            # both crawls read are known, and the next crawl that asks for another fetches whole again.
-            now = self.config.rich.kinds
-            return "".join(kind for kind in now if kind in before) if kept else now
+            # both crawls read (under the same settings) are known, and the next crawl that asks for
+            # another fetches whole again.
+            now = self.extension_kinds
+            return "".join(kind for kind in noted_kinds(now) if kind in noted_kinds(before)) if kept else now
 
         written = self.history.commit(records(), self._history_origin, kinds, self.history_notes)
         stats = self.publisher.stats
