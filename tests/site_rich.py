@@ -113,11 +113,15 @@ def build_rich_site(origin: str, now: datetime | None = None, plain_pages: int =
                 '<img src="data:image/png;base64,iVBORw0KGgo=">'
                 '<img src="/img/a.jpg" alt="again">'
                 f'<img src="/img/{"x" * 2100}.jpg">'  # too long for a sitemap: left out, the page still listed
+                # Lazy-loaded: the real image, not the placeholder shown until it is in view.
+                '<img src="/img/f.jpg" srcset="/img/loading.gif" lazyload>'  # Hexo's Fluid theme
+                '<img src="data:image/svg+xml,%3Csvg%3E%3C/svg%3E" data-lazy-src="/img/g.jpg">'  # WordPress
             ),
         ),
     )
     site.expected[origin + "/gallery"] = _images(
-        f"{CDN}/og.jpg", origin + "/img/a.jpg", origin + "/img/b-1200.jpg", origin + "/img/c@2x.webp", origin + "/img/c.jpg", f"{CDN}/d.png"
+        f"{CDN}/og.jpg", origin + "/img/a.jpg", origin + "/img/b-1200.jpg", origin + "/img/c@2x.webp",
+        origin + "/img/c.jpg", f"{CDN}/d.png", origin + "/img/f.jpg", origin + "/img/g.jpg",
     )
     many = [f"{CDN}/many/{n:04d}.jpg" for n in range(1100)]
     page("/many-images", html_page("Many", body="".join(f'<img src="{url}">' for url in many)))

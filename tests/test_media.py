@@ -4,6 +4,9 @@ dates as sitemaps take them (crawl/enrich.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Final
+
 import pytest
 from parsel import Selector
 
@@ -20,6 +23,9 @@ from sitemap_spider.crawl.structured import (
     videos_in_json_ld,
     videos_in_microdata,
 )
+
+
+DATA = Path(__file__).parent / "data"
 
 
 def page(head: str = "", body: str = "", lang: str = "") -> Selector:
@@ -87,6 +93,73 @@ def test_image_sources_skip_pixels_icons_and_data_uris() -> None:
     assert image_sources(selector, 48) == ["/og.jpg", "/a.jpg", "/big.png", "/p-2.webp", "/p.jpg", "/s-900.jpg"]
     assert "/icon.png" in image_sources(selector, 0)
     assert "/pixel.gif" not in image_sources(selector, 0)
+
+
+GIF: Final = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
+SVG: Final = (
+    "data:image/svg+xml,%3Csvg%20xmlns='http://www.w3.org/2000/svg'"
+    "%20viewBox='0%200%20800%20600'%3E%3C/svg%3E"
+)
+UPLOADS: Final = "https://www.example.com/wp-content/uploads/2024/05"
+
+
+@pytest.mark.parametrize(
+    ("markup", "expected"),
+    [
+        pytest.param(
+            '<img src="/real.png" srcset="/img/loading.gif" lazyload alt="a">', ["/real.png"], id="hexo-fluid"
+        ),
+        pytest.param(f'<img data-src="/a.jpg" class="lazyload" src="{GIF}">', ["/a.jpg"], id="lazysizes"),
+        pytest.param(
+            '<img data-sizes="auto" data-srcset="/b-300.jpg 300w, /b-900.jpg 900w" data-src="/b-300.jpg"'
+            ' src="/img/blank.gif" class="lazyload">',
+            ["/b-900.jpg"], id="lazysizes-srcset",
+        ),
+        pytest.param(
+            '<picture><source type="image/webp" data-srcset="/c.webp 1x, /c@2x.webp 2x">'
+            '<img data-src="/c.jpg" src="/img/blank.gif" class="lazyload"></picture>',
+            ["/c@2x.webp", "/c.jpg"], id="lazysizes-picture",
+        ),
+        pytest.param(
+            f'<img width="800" height="600" src="{SVG}" data-lazy-src="{UPLOADS}/d.jpg"'
+            f' data-lazy-srcset="{UPLOADS}/d-300x225.jpg 300w, {UPLOADS}/d.jpg 800w"'
+            ' data-lazy-sizes="(max-width: 800px) 100vw">'
+            f'<noscript><img width="800" height="600" src="{UPLOADS}/d.jpg"></noscript>',
+            [f"{UPLOADS}/d.jpg", f"{UPLOADS}/d.jpg"], id="wordpress-data-lazy-src",
+        ),
+        pytest.param(
+            '<img class="lazy" data-original="/e.jpg" src="/img/grey.gif" width="640">',
+            ["/e.jpg"], id="jquery",
+        ),
+        pytest.param(
+            '<img src="/f.jpg" loading="lazy" srcset="/f-480.jpg 480w, /f-960.jpg 960w">',
+            ["/f-960.jpg"], id="native-lazy",
+        ),
+        pytest.param(f'<img src="/g.jpg" srcset="{GIF}">', ["/g.jpg"], id="data-uri-srcset"),
+        pytest.param(f'<img data-src="/icon.png" src="{GIF}" width="16" height="16">', [], id="lazy-icon"),
+        pytest.param(
+            '<img data-src="" src="/h.jpg"> <img srcset="/only.jpg"> <img src="/i.jpg" srcset="/i.jpg">',
+            ["/h.jpg", "/only.jpg", "/i.jpg"], id="plain",
+        ),
+    ],
+)
+def test_a_lazy_loaded_image_is_the_one_a_rendered_page_shows(markup: str, expected: list[str]) -> None:
+    assert image_sources(page(body=markup), 48) == expected
+
+
+def test_no_placeholder_of_the_real_hexo_blog_is_an_image() -> None:
+    """The Fluid theme's <img src=REAL srcset=/img/loading.gif lazyload>, on 156 pages: the real one."""
+    lazy, pages, placeholders = 0, set(), 0
+    for path in (DATA / "sites" / "hexo-blog").rglob("*.html"):
+        selector = Selector(text=path.read_text(encoding="utf-8"))
+        found = image_sources(selector, 48)
+        placeholders += "/img/loading.gif" in found
+        for img in selector.xpath("//img[@lazyload]"):
+            assert img.attrib["srcset"] == "/img/loading.gif"
+            assert img.attrib["src"] in found, path
+            lazy += 1
+            pages.add(path)
+    assert (lazy, len(pages), placeholders) == (1099, 156, 0)
 
 
 @pytest.mark.parametrize(
