@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from parsel import Selector
 
 from sitemap_spider.crawl.pages import page_tags
 from sitemap_spider.render.scripts import lex
+
+if TYPE_CHECKING:
+    from scrapy.http import TextResponse
 
 #: Renders of a template that must all find nothing before its pages are judged statically.
 RENDERS_TO_LEARN = 3
@@ -28,6 +32,20 @@ RENDERS_TO_LEARN = 3
 SAMPLE_EVERY = 50
 # Templates remembered; past this, pages of new templates are rendered as before.
 _MAX_TEMPLATES = 10_000
+
+
+@dataclass(frozen=True)
+class PageReading:
+    """How the spider reads a page: its links on the site, and what decides its listing (robots, canonical)."""
+
+    site_links: Callable[[TextResponse], frozenset[str]]
+    decisions: Callable[[TextResponse], tuple[object, ...]]
+
+    def gain(self, static: TextResponse, rendered: TextResponse) -> bool:
+        """Whether the rendered DOM holds a link, or a listing decision, the static HTML lacks."""
+        return bool(self.site_links(rendered) - self.site_links(static)) or (
+            self.decisions(rendered) != self.decisions(static)
+        )
 
 
 class Plan(Enum):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Coroutine, Generator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
@@ -18,7 +17,8 @@ from sitemap_spider.crawl.retries import RetryLater
 from sitemap_spider.crawl.stopping import closing
 from sitemap_spider.render.browser import INSTALL_HINT, Browser
 from sitemap_spider.render.known import ScriptSetKnowledge, quiet_render, script_digest
-from sitemap_spider.render.learning import RENDERS_TO_LEARN, Plan, TemplateLearner, template_signature
+from sitemap_spider.render.learning import RENDERS_TO_LEARN, PageReading, Plan, TemplateLearner
+from sitemap_spider.render.learning import template_signature
 from sitemap_spider.render.ready import settle
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 from sitemap_spider.sitemaps import origin_of
@@ -39,20 +39,6 @@ _FAILURES_BEFORE_GIVING_UP = 3
 RENDER_PRIORITY: Final = 1_000
 #: What :meth:`Renderer.reason` says of a page another process renders and judges: drop it here.
 HANDED_OVER: Final = "handed_over"
-
-
-@dataclass(frozen=True)
-class PageReading:
-    """How the spider reads a page: its links on the site, and what decides its listing (robots, canonical)."""
-
-    site_links: Callable[[TextResponse], frozenset[str]]
-    decisions: Callable[[TextResponse], tuple[object, ...]]
-
-    def gain(self, static: TextResponse, rendered: TextResponse) -> bool:
-        """Whether the rendered DOM holds a link, or a listing decision, the static HTML lacks."""
-        return bool(self.site_links(rendered) - self.site_links(static)) or (
-            self.decisions(rendered) != self.decisions(static)
-        )
 
 
 class Pending:

@@ -21,7 +21,8 @@ from sitemap_spider.crawl.pages import canonical_from_html, robots_from_meta
 from sitemap_spider.crawl.retries import RetryLater
 from sitemap_spider.crawl.urls import resolved
 from sitemap_spider.render.known import ScriptSetKnowledge
-from sitemap_spider.render.renderer import HANDED_OVER, PageReading, Renderer
+from sitemap_spider.render.learning import PageReading
+from sitemap_spider.render.renderer import HANDED_OVER, Renderer
 from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
