@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, PageRecord
+from sitemap_spider.history.record import EXTENSIONS_UNKNOWN, RENDER_UNDECIDED, PageRecord
 from sitemap_spider.history.store import HistoryStore
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_rich import SETTINGS, RichSite, build_rich_site
@@ -134,12 +134,15 @@ def test_a_record_keeps_its_extensions_on_the_wire_and_reads_the_older_form() ->
                         extensions='{"images": ["http://a/i.jpg"]}')  # fmt: skip
     assert PageRecord.from_json(record.to_json()) == record
     assert PageRecord.from_row(record.row()) == record
-    # Records sent by a process of an earlier layout: before records of pages left out, and
-    # before records kept extensions.
-    older = json.loads(record.to_json())[:-1]
-    assert PageRecord.from_json(json.dumps(older)) == record
-    oldest = json.loads(record.to_json())[:-2]
-    assert PageRecord.from_json(json.dumps(oldest)) == replace(record, extensions=None)
+    # Records sent by a process of an earlier layout: before records kept the render decision
+    # (not known, then), before records of pages left out, and before records kept extensions.
+    undecided = replace(record, render=RENDER_UNDECIDED)
+    for fields in (-1, -2):
+        older = json.loads(record.to_json())[:fields]
+        assert PageRecord.from_json(json.dumps(older)) == undecided
+        assert PageRecord.from_row(record.row()[:fields]) == undecided
+    oldest = json.loads(record.to_json())[:-3]
+    assert PageRecord.from_json(json.dumps(oldest)) == replace(undecided, extensions=None)
 
 
 def test_a_rich_site_crawled_again_tells_what_changed(etag_site: tuple[RichSite, EtagSite], tmp_path: Path) -> None:

@@ -13,10 +13,13 @@ Outcome = Literal["new", "changed", "unchanged", "not_modified", "kept"]
 
 #: ``PageRecord.extensions`` of a record written before records kept extensions: not known.
 EXTENSIONS_UNKNOWN: Final = "?"
+#: ``PageRecord.render`` of a record whose render decision is not known: written before records kept
+#: it, or by a crawl that could not render (render=never, no browser).
+RENDER_UNDECIDED: Final = "?"
 #: The columns of a record, in row order.
 COLUMNS = (
     "url", "loc", "fingerprint", "last_modified", "etag", "first_seen", "changed_at", "lastmod",
-    "status", "last_ok", "outlinks", "content_digest", "outcome", "extensions", "excluded",
+    "status", "last_ok", "outlinks", "content_digest", "outcome", "extensions", "excluded", "render",
 )  # fmt: skip
 
 
@@ -32,7 +35,10 @@ class PageRecord:
     bad day is listed with them again. ``excluded``: for a page fetched well but not listed for
     what it says of itself (noindex, a canonical elsewhere, not HTML), the reason and its detail
     (:func:`exclusion`): a 304 of it gives the same verdict and follows its stored links, so a
-    recrawl fetches none of them whole again. Such a record has no ``loc``.
+    recrawl fetches none of them whole again. Such a record has no ``loc``. ``render``: what the
+    page's render decision depended on beyond its HTML (render/revisits.py): None for nothing, so a
+    304 lists it as it was; RENDER_UNDECIDED when not known (a record of an earlier layout, read
+    from a row or the wire without it, is one).
     """
 
     url: str
@@ -50,6 +56,7 @@ class PageRecord:
     outcome: Outcome = "new"
     extensions: str | None = None
     excluded: str | None = None
+    render: str | None = None
 
     @property
     def exclusion(self) -> tuple[str, str | None] | None:
@@ -64,12 +71,12 @@ class PageRecord:
         return (
             self.url, self.loc, self.fingerprint, self.last_modified, self.etag, self.first_seen,
             self.changed_at, self.lastmod, self.status, self.last_ok, self.outlinks, self.content_digest,
-            self.outcome, self.extensions, self.excluded,
+            self.outcome, self.extensions, self.excluded, self.render,
         )  # fmt: skip
 
     @classmethod
     def from_row(cls, row: Iterable[Any]) -> PageRecord:
-        values = list(row)
+        values = _of_this_layout(list(row))
         values[10] = bytes(values[10] or b"")
         return cls(*values)
 
@@ -80,6 +87,7 @@ class PageRecord:
 
     @classmethod
     def from_wire(cls, values: list[Any]) -> PageRecord:
+        values = _of_this_layout(values)
         values[10] = bytes.fromhex(values[10])
         return cls(*values)
 
@@ -94,6 +102,14 @@ class PageRecord:
     def links(self, origin: str) -> list[str]:
         """The page's links on the site, as absolute URLs."""
         return unpack_links(self.outlinks, origin)
+
+
+def _of_this_layout(values: list[Any]) -> list[Any]:
+    """A record's values as this layout has them: one of an earlier layout (a Redis copy, a JOBDIR state
+    of an earlier release) lacks the last fields, which were none, and its render decision is not known."""
+    if len(values) >= len(COLUMNS):
+        return values
+    return [*values, *[None] * (len(COLUMNS) - len(values) - 1), RENDER_UNDECIDED]
 
 
 def exclusion(reason: str, detail: str | None) -> str:

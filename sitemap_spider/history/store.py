@@ -9,7 +9,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from sitemap_spider.history.record import COLUMNS, EXTENSIONS_UNKNOWN, PageRecord
+from sitemap_spider.history.record import COLUMNS, EXTENSIONS_UNKNOWN, RENDER_UNDECIDED, PageRecord
 
 logger = logging.getLogger(__name__)
 
@@ -17,7 +17,7 @@ _TABLE = f"""
 CREATE TABLE IF NOT EXISTS pages (
     url TEXT PRIMARY KEY, {", ".join(f"{name} {kind}" for name, kind in zip(COLUMNS[1:], (
         "TEXT NOT NULL", "TEXT", "TEXT", "TEXT", "REAL NOT NULL", "REAL", "TEXT",
-        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT", "TEXT", "TEXT",
+        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT",
     ), strict=True))}
 ) WITHOUT ROWID;
 """  # fmt: skip
@@ -59,7 +59,10 @@ class HistoryStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_TABLE + "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);")
             _add_extensions_column(db, self.path)
-            _add_excluded_column(db)
+            _add_column(db, "excluded")
+            # Records before it do not know which pages' render decision depends on their scripts: a
+            # crawl that renders fetches each HTML page whole once (render/revisits.py).
+            _add_column(db, "render", RENDER_UNDECIDED, "excluded IS NULL OR excluded NOT LIKE 'non_html%'")
             self._db = db
             self._absent = False
             # Closed at exit too: a forced stop (a second Ctrl-C or SIGTERM) never reaches
@@ -208,14 +211,19 @@ def _add_extensions_column(db: sqlite3.Connection, path: Path) -> None:
     db.execute("COMMIT")
 
 
-def _add_excluded_column(db: sqlite3.Connection) -> None:
-    """Bring a file written before records of pages left out were kept up to date, once (all NULL: listed pages)."""
-    if "excluded" in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
+def _add_column(db: sqlite3.Connection, name: str, value: str | None = None, where: str = "1") -> None:
+    """Bring a file written before records had column ``name`` up to date, once: the records ``where``
+    holds get ``value``, the others none. ``excluded`` (all NULL: listed pages, as records of pages left
+    out were not kept), ``render`` (not known)."""
+    if name in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
         return
     db.execute("BEGIN IMMEDIATE")
     try:
-        if "excluded" not in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
-            db.execute("ALTER TABLE pages ADD COLUMN excluded TEXT")
+        # Another process may have done it while this one waited for the lock.
+        if name not in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
+            db.execute(f"ALTER TABLE pages ADD COLUMN {name} TEXT")
+            if value is not None:
+                db.execute(f"UPDATE pages SET {name} = ? WHERE {where}", (value,))
     except BaseException:
         db.execute("ROLLBACK")
         raise
