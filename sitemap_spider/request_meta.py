@@ -16,6 +16,12 @@ RENDER: Final = "sitemap_render"
 NO_RENDER: Final = "sitemap_no_render"
 #: A page resource (a script read to decide on rendering), not a page: nothing to record.
 RESOURCE: Final = "sitemap_resource"
+#: The key of the page's navigation script set (render/revisits.py), set by its render decision.
+SCRIPT_SET: Final = "sitemap_script_set"
+#: The render decision probed the page, and the probe failed: it is judged by its static HTML.
+PROBE_FAILED: Final = "sitemap_probe_failed"
+#: The history knows the page, which is fetched whole (not asked for a 304) for its render decision: why.
+WHOLE_FOR_RENDER: Final = "sitemap_whole_for_render"
 #: The request's row in the JOBDIR state, or its lease in a shared crawl.
 STATE_ID: Final = "sitemap_state_id"
 #: `scrapy validate`: the document (checking.session.Target) a request fetches.

@@ -121,6 +121,9 @@ HISTORY_NEW: Final = HISTORY + "new"
 HISTORY_CHANGED: Final = HISTORY + "changed"
 HISTORY_UNCHANGED: Final = HISTORY + "unchanged"
 HISTORY_NOT_MODIFIED: Final = HISTORY + "not_modified"
+#: ``sitemap/history/whole_for_render/<why>``: pages the history knows fetched whole, not asked for a 304,
+#: for their render decision (render/revisits.py): rendered, scripts, undecided.
+HISTORY_WHOLE_FOR_RENDER: Final = HISTORY + "whole_for_render/"
 #: Pages of the last set this crawl could not fetch (timeout, connection error, 5xx, 429), listed as before.
 KEPT_TRANSIENT_ERROR: Final = "sitemap/kept/transient_error"
 #: Records written to the history when the set was published; why they could not be.

@@ -112,6 +112,7 @@ class _RecordRedirects:
             raise
         if not isinstance(result, Request):
             return result  # type: ignore[no-any-return]
+        result.meta.pop(meta.WHOLE_FOR_RENDER, None)  # the target's record decides its own
         if result.meta.pop(meta.CONDITIONAL, None):
             # The history's validators belong to the redirecting URL, not to its target.
             result.headers.pop(b"If-None-Match", None)

@@ -83,9 +83,11 @@ class Recrawl:
         keep_failed_days: float,
         crawler: Crawler,
         knows_extensions: Callable[[str | None], bool] = lambda stored: True,
+        fetch_whole: Callable[[str | None], str | None] = lambda render: None,
     ) -> None:
         """``knows_extensions``: whether a listed page's stored extensions hold all a 304 of it
-        needs (Enricher.knows)."""
+        needs (Enricher.knows); ``fetch_whole``: why a page whose record holds this render decision
+        is fetched whole, or None (render/revisits.py)."""
         self.store = store
         self.origin = target.site.crawl_origin
         # Links written with the public origin (a staging copy's) are the crawled origin's.
@@ -93,6 +95,7 @@ class Recrawl:
         self.keep_seconds = keep_failed_days * DAY
         self.crawler = crawler
         self.knows_extensions = knows_extensions
+        self.fetch_whole = fetch_whole
 
     @property
     def stats(self) -> StatsCollector:
@@ -117,6 +120,7 @@ class Recrawl:
             or record.extensions == EXTENSIONS_UNKNOWN
             or not (record.etag or record.last_modified)
             or (record.excluded is None and not self.knows_extensions(record.extensions))
+            or self._for_render(record, request)
         ):
             return request
         if record.etag:
@@ -128,6 +132,13 @@ class Recrawl:
         # Retry middlewares leave it alone).
         request.meta["handle_httpstatus_list"] = [304]
         return request
+
+    def _for_render(self, record: PageRecord, request: Request) -> bool:
+        """Whether the page is fetched whole for its render decision: what its scripts build may differ."""
+        why = self.fetch_whole(record.render)
+        if why is not None:
+            request.meta[meta.WHOLE_FOR_RENDER] = why  # counted when it is judged (render/spider_side.py)
+        return why is not None
 
     def judge(
         self,
@@ -177,6 +188,7 @@ class Recrawl:
             content_digest=digest,
             outcome=outcome,
             extensions=fields_json(extensions) if extensions else None,
+            render=facts.get("history_render"),
         )
         return lastmod, record
 
@@ -206,6 +218,7 @@ class Recrawl:
             outlinks=pack_links(links, *self._link_origins),
             outcome="new" if prior is None else "unchanged",
             excluded=exclusion(reason, detail),
+            render=facts.get("history_render"),
         )
 
     def not_modified(self, url: str, response: Response) -> PageRecord | None:

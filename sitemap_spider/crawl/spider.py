@@ -91,7 +91,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         spider.crawl_mode.extension_kinds = spider.enricher.kinds
         if history is not None and spider.enricher.unknown_to_history and len(history):
             logger.info("%s: the listed pages are fetched whole once", spider.enricher.unknown_to_history)
-        spider.recrawl = Recrawl(history, target, config.keep_failed_days, crawler, spider.enricher.knows)
+        spider.recrawl = Recrawl(history, target, config.keep_failed_days, crawler, spider.enricher.knows,
+                                 spider._fetch_whole)
         spider.crawl_mode.attach(spider._request, spider.link_finder.met)
         if browser is not None:
             logger.info("Rendering: %s, with %s", spider.renderer.mode, browser.description)
@@ -153,6 +154,7 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             # render/download.py): the page is not judged, and not done (judged when the crawl resumes)
             response.meta[meta.NOT_DONE] = True
             return
+        facts["history_render"] = self._history_mark(response, reason)  # for its record (crawl/recrawl.py)
         if reason is not None:
             for result in self._render(url, reason, facts):
                 yield result

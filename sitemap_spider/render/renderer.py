@@ -20,6 +20,7 @@ from sitemap_spider.render.known import ScriptSetKnowledge, quiet_render, script
 from sitemap_spider.render.learning import RENDERS_TO_LEARN, PageReading, Plan, TemplateLearner
 from sitemap_spider.render.learning import template_signature
 from sitemap_spider.render.ready import settle
+from sitemap_spider.render.revisits import script_set_key
 from sitemap_spider.render.signs import builds_navigation, site_script_urls, static_render_reason
 from sitemap_spider.sitemaps import origin_of
 
@@ -121,6 +122,8 @@ class Renderer:
         script_files: tuple[str, ...] = ()
         if reason is None:
             script_files = await self._navigation_scripts(response)
+            if script_files:  # for the page's history record (render/revisits.py)
+                response.meta[meta.SCRIPT_SET] = script_set_key(script_files)
             if script_files and script_files in self._rendered_script_sets and has_site_links():
                 self._inc(keys.RENDER_SKIPPED_SCRIPTS_RENDERED_BEFORE)
                 return None
@@ -191,6 +194,7 @@ class Renderer:
             raise
         if rendered is None:  # no browser, or the render failed: the static HTML is all there is
             self.learner.failed(signature)
+            response.meta[meta.PROBE_FAILED] = True
             return self._keep_links(response, None)
         gained = self.reading.gain(response, rendered)
         if navigation:  # kept for the next crawls only if its scripts wrote no link (known.py)

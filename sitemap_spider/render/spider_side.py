@@ -23,6 +23,7 @@ from sitemap_spider.crawl.urls import resolved
 from sitemap_spider.render.known import ScriptSetKnowledge
 from sitemap_spider.render.learning import PageReading
 from sitemap_spider.render.renderer import HANDED_OVER, Renderer
+from sitemap_spider.render.revisits import Revisits, history_mark
 from sitemap_spider.sitemaps import normalize_url
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ class RenderingMixin:
     target: CrawlTarget
     crawl_mode: Mode
     renderer: Renderer
+    revisits: Revisits
     link_extractor: LinkExtractor
     link_finder: LinkFinder
     _links_cache: WeakKeyDictionary[TextResponse, list[Link]]
@@ -92,6 +94,7 @@ class RenderingMixin:
             elsewhere=self._render_elsewhere,
         )
         crawler.signals.connect(self.renderer.log_unavailable, signal=signals.spider_closed)
+        self.revisits = Revisits()
         history = self.crawl_mode.history
         if history is not None and self.renderer.mode == "auto":
             # Script sets whose probe found nothing in the last crawls are not probed again.
@@ -105,6 +108,21 @@ class RenderingMixin:
             canonicalize=False,
             unique=True,
         )
+
+    def _fetch_whole(self, mark: str | None) -> str | None:
+        """Why a page the history knows is fetched whole for its render decision, not asked for a 304
+        (None: a 304 will do); ``mark``: its record's (render/revisits.py). Only a crawl that renders asks."""
+        return self.revisits.why(mark) if self.renderer.enabled else None
+
+    def _history_mark(self, response: TextResponse, reason: object) -> str | None:
+        """What the page's history record keeps of its render decision, ``reason`` (render/revisits.py)."""
+        why = response.meta.get(meta.WHOLE_FOR_RENDER)
+        if why:  # fetched whole for it, rather than asked for a 304
+            self.crawler.stats.inc_value(keys.HISTORY_WHOLE_FOR_RENDER + why)  # type: ignore[attr-defined]
+        # A page whose render or probe failed wants the browser still.
+        failed = response.meta.get(meta.NO_RENDER) or response.meta.get(meta.PROBE_FAILED)
+        browser = reason is not None or bool(failed)
+        return history_mark(self.renderer.enabled, browser, response.meta.get(meta.SCRIPT_SET))
 
     def _render_elsewhere(self, response: TextResponse) -> bool:
         """Whether the crawl mode sends this page to another process to render (and judge)."""
