@@ -3,8 +3,9 @@
 A page whose only reason to render is its same-site script files (``script_file``) is
 rendered once per crawl and per set of such scripts, as a probe. When the probe found
 nothing its static HTML lacked, rendering that set gains nothing: the next crawl (the
-daily recrawl, where only the changed pages are read) need not start a browser to learn
-it again. A set is trusted while:
+daily recrawl, where the changed pages are read, and one page of each set, whose scripts
+are read again: render/revisits.py) need not start a browser to learn it again. A set is
+trusted while:
 
 - each of its script files is byte for byte the one probed (a digest of each file is
   kept, and a crawl compares the files it reads; a file that changed drops the set);
