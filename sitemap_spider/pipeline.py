@@ -7,13 +7,15 @@ whose base URL is ``SITEMAP_BASE_URL`` or the origin of the first entry.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
-from sitemap_spider.config import SitemapConfig
+from sitemap_spider.config import ConfigError, SitemapConfig
 from sitemap_spider.modes import CrawlMode, mode_of
 from sitemap_spider.sitemaps import InvalidEntryError, SitemapEntry, item_to_entry
 
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
     from typing import Self
 
     from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
 
 
 class SitemapPipeline:
@@ -34,7 +38,11 @@ class SitemapPipeline:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         # Read here, at start-up: a bad SITEMAP_* setting stops the crawl before any request.
-        pipeline = cls(crawler, SitemapConfig.from_settings(crawler.settings))
+        try:
+            config = SitemapConfig.from_settings(crawler.settings)
+        except ConfigError as exc:
+            raise stopped_at_start_up(exc) from None
+        pipeline = cls(crawler, config)
         crawler.signals.connect(pipeline.spider_closed, signal=signals.spider_closed)
         return pipeline
 
@@ -56,3 +64,27 @@ class SitemapPipeline:
     def spider_closed(self, reason: str) -> None:
         if self.mode is not None:
             self.mode.end(reason)
+
+
+def stopped_at_start_up(error: ConfigError) -> ConfigError:
+    """Log a bad setting on one line; the caller raises it, and Scrapy ends the crawl before any request.
+
+    Scrapy (2.13 and later, its asyncio crawler process) marks the crawl as failed, hence exit
+    code 1, and leaves the exception of the crawl's task to asyncio, which prints it with the
+    traceback of Scrapy's start-up ("Task exception was never retrieved"). The error is read
+    when the task ends, so that the line logged here is all the user sees. Under Twisted's
+    crawler process there is no such task: Twisted prints its "Unhandled error in Deferred".
+    """
+    logger.error("%s", error)
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no asyncio loop running
+        task = None
+    if task is not None:
+        task.add_done_callback(_read_error)
+    return error
+
+
+def _read_error(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()

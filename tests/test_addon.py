@@ -61,6 +61,15 @@ class Products(scrapy.Spider):
 '''
 
 
+#: The paths shop_site was asked for.
+REQUESTS: list[str] = []
+
+
+class RecordingHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        REQUESTS.append(self.path)
+
+
 @pytest.fixture
 def shop_site(tmp_path: Path) -> Iterator[str]:
     """A static site of PAGES pages linked in a chain, served on 127.0.0.1."""
@@ -71,10 +80,11 @@ def shop_site(tmp_path: Path) -> Iterator[str]:
         name = "index.html" if n == 0 else f"p{n}.html"
         (root / name).write_text(f"<html><head><title>Page {n}</title></head><body>{next_link}</body></html>")
     # The chain's links name p1.html from the index; the index is p0.
-    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(root))
+    handler = functools.partial(RecordingHandler, directory=str(root))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    REQUESTS.clear()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
     finally:
@@ -147,8 +157,21 @@ def test_the_addon_brings_the_sitemap_feed_format(shop_site: str, tmp_path: Path
     assert sorted(locs) == sorted([f"{origin}/index.html"] + [f"{origin}/p{n}.html" for n in range(1, PAGES)])
 
 
+def assert_stopped_at_start_up(done: subprocess.CompletedProcess[str], message: str, feed: Path) -> None:
+    """One ERROR line naming the setting, no traceback, a failed exit, no request, the feed untouched."""
+    assert done.returncode == 1, done.stderr[-3000:]  # Scrapy's exit code of a crawl that could not start
+    assert f"ERROR: {message}" in done.stderr, done.stderr[-3000:]
+    assert done.stderr.count(message) == 1, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr[-3000:]
+    assert REQUESTS == []
+    assert not feed.exists()
+
+
 def test_a_bad_sitemap_setting_stops_the_project_at_start_up_naming_it(shop_site: str, tmp_path: Path) -> None:
     project = write_project(tmp_path / "project")
-    done = run_scrapy(project, "crawl", "products", "-a", f"start={shop_site}", "-s", "SITEMAP_MAX_URLS=60000")
-    assert "SITEMAP_MAX_URLS: must be between 1 and 50,000, got 60,000" in done.stderr
-    assert "Crawled" not in done.stderr or "Crawled 0 pages" in done.stderr
+    feed = tmp_path / "items.jl"
+    done = run_scrapy(
+        project, "crawl", "products", "-a", f"start={shop_site}",
+        "-s", "SITEMAP_MAX_URLS=60000", "-o", str(feed),
+    )  # fmt: skip
+    assert_stopped_at_start_up(done, "SITEMAP_MAX_URLS: must be between 1 and 50,000, got 60,000", feed)
