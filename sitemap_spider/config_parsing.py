@@ -32,6 +32,7 @@ from sitemap_spider.sitemaps import (
     normalize_url,
     parse_bucket_uri,
 )
+from sitemap_spider.writable import write_problem
 
 CHANGEFREQS = CHANGEFREQ_VALUES  # in the order error messages list them
 
@@ -310,6 +311,15 @@ def read_history(settings: BaseSettings, name: str) -> HistoryLocation:
     if value is not None and not isinstance(value, (str, Path)):
         raise ConfigError(name, f"must be a path or off, got {value!r}")
     return HistoryLocation.from_value(None if value is None else str(value))
+
+
+def check_output_dir(output_dir: Path) -> None:
+    """``SITEMAP_OUTPUT_DIR``, before any request: :class:`ConfigError` when no file can be made there."""
+    problem = write_problem(output_dir)
+    if problem is not None:
+        raise ConfigError(
+            "SITEMAP_OUTPUT_DIR", f"the sitemap files cannot be written in {output_dir}: {problem}"
+        )
 
 
 logger = logging.getLogger(__name__)

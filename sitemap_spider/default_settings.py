@@ -11,7 +11,10 @@ from __future__ import annotations
 
 # --- Output -----------------------------------------------------------------
 # Directory the sitemap set is published to (relative to the working directory; under Scrapyd
-# it must be absolute, since jobs run in Scrapyd's own directory).
+# it must be absolute, since jobs run in Scrapyd's own directory), with its missing parents. It is
+# checked at start-up, before any request, by making it and a file in it, then removing what the
+# check made: a place no file can be made in (under a file, in /proc, a read-only filesystem) stops
+# the crawl, the add-on's too, with the reason. A crawl that lists nothing leaves no empty folder.
 SITEMAP_OUTPUT_DIR = "sitemaps"
 # Object storage the set is published to as well: "s3://bucket/prefix/" (S3, or the S3 API of R2,
 # MinIO, Spaces, B2, with AWS_ENDPOINT_URL), through botocore (the [s3] extra) and Scrapy's AWS_*

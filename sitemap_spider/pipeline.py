@@ -16,6 +16,7 @@ from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from sitemap_spider.config import ConfigError, SitemapConfig
+from sitemap_spider.config_parsing import check_output_dir
 from sitemap_spider.modes import CrawlMode, mode_of
 from sitemap_spider.sitemaps import InvalidEntryError, SitemapEntry, item_to_entry
 
@@ -40,6 +41,9 @@ class SitemapPipeline:
         # Read here, at start-up: a bad SITEMAP_* setting stops the crawl before any request.
         try:
             config = SitemapConfig.from_settings(crawler.settings)
+            if mode_of(crawler.spider) is None:
+                # A project's own spider (the sitemap spider's start-up checked its own crawl's).
+                check_output_dir(config.output_dir)
         except ConfigError as exc:
             raise stopped_at_start_up(exc) from None
         pipeline = cls(crawler, config)

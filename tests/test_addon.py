@@ -175,3 +175,33 @@ def test_a_bad_sitemap_setting_stops_the_project_at_start_up_naming_it(shop_site
         "-s", "SITEMAP_MAX_URLS=60000", "-o", str(feed),
     )  # fmt: skip
     assert_stopped_at_start_up(done, "SITEMAP_MAX_URLS: must be between 1 and 50,000, got 60,000", feed)
+
+
+@pytest.mark.parametrize("where", ["under a file", "a file"])
+def test_an_output_dir_that_cannot_be_written_stops_the_project_at_start_up(
+    shop_site: str, tmp_path: Path, where: str
+) -> None:
+    project = write_project(tmp_path / "project")
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    out = blocker / "sitemaps" if where == "under a file" else blocker
+    feed = tmp_path / "items.jl"
+    done = run_scrapy(
+        project, "crawl", "products", "-a", f"start={shop_site}",
+        "-s", f"SITEMAP_OUTPUT_DIR={out}", "-o", str(feed),
+    )  # fmt: skip
+    message = (
+        f"SITEMAP_OUTPUT_DIR: the sitemap files cannot be written in {out}: {blocker} is not a directory"
+    )
+    assert_stopped_at_start_up(done, message, feed)
+
+
+def test_a_new_output_dir_is_not_left_by_a_crawl_that_lists_nothing(shop_site: str, tmp_path: Path) -> None:
+    project = write_project(tmp_path / "project")
+    out = tmp_path / "new" / "sitemaps"
+    # A bad start URL: the crawl starts (the check made and removed the folders) and lists nothing.
+    done = run_scrapy(
+        project, "crawl", "products", "-a", f"start={shop_site}.missing", "-s", f"SITEMAP_OUTPUT_DIR={out}"
+    )
+    assert "Sitemap NOT published: no page could be listed" in done.stderr, done.stderr[-3000:]
+    assert not (tmp_path / "new").exists()

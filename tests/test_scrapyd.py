@@ -356,6 +356,8 @@ class Jobs:
     bad_argument: str  # render=sometimes
     bad_argument_output: Path
     relative_output: str  # no SITEMAP_OUTPUT_DIR: the default, relative "sitemaps"
+    unusable_output: str  # an absolute SITEMAP_OUTPUT_DIR under a file: no file can be made there
+    unusable_blocker: Path
 
 
 @pytest.fixture(scope="module")
@@ -377,6 +379,8 @@ def jobs(
     outputs = tmp_path_factory.mktemp("published")
     crawl_output = outputs / "scrapyd"
     bad_output = outputs / "bad-argument"
+    blocker = outputs / "a-file"
+    blocker.write_text("")
     # As run_crawl does: the case site's pages down for good are not tried for 90 s.
     quick = [f"{name}={value}" for name, value in QUICK_RETRIES.items()]
     return Jobs(
@@ -392,6 +396,10 @@ def jobs(
         ),
         bad_argument_output=bad_output,
         relative_output=scrapyd.schedule(url=site.start_url, render="never", setting=quick),
+        unusable_output=scrapyd.schedule(
+            url=site.start_url, render="never", setting=[f"SITEMAP_OUTPUT_DIR={blocker / 'sitemaps'}", *quick]
+        ),
+        unusable_blocker=blocker,
     )
 
 
@@ -564,6 +572,15 @@ def test_relative_output_dir_is_refused_under_scrapyd(scrapyd: Scrapyd, jobs: Jo
     assert not published, f"published in Scrapyd's working directory: {published}"
     assert "SITEMAP_OUTPUT_DIR" in log, tail(log)
     assert scrapyd.job_exit_status(jobs.relative_output) == "2", tail(scrapyd.daemon_log())
+
+
+def test_an_output_dir_that_cannot_be_written_ends_the_job_at_start_up(scrapyd: Scrapyd, jobs: Jobs) -> None:
+    log = scrapyd.job_log(scrapyd.wait_for_job(jobs.unusable_output))
+    blocker = jobs.unusable_blocker
+    message = f"the sitemap files cannot be written in {blocker / 'sitemaps'}: {blocker} is not a directory"
+    assert f"SITEMAP_OUTPUT_DIR: {message}" in log, tail(log)
+    assert "Spider opened" not in log and "Traceback" not in log, tail(log)
+    assert scrapyd.job_exit_status(jobs.unusable_output) == "2", tail(scrapyd.daemon_log())
 
 
 # ---------------------------------------------------------------------------

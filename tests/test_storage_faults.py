@@ -1,4 +1,5 @@
-"""The published set under a misbehaving machine: a full disk, and two publishers at once.
+"""The published set under a misbehaving machine: a full disk, two publishers at once, an output
+directory no file can be made in.
 
 Real processes (`scrapy publish`), a real small filesystem (a tmpfs mounted here; CI runs as
 root, as the brief's machines do), the real lock.
@@ -18,6 +19,7 @@ import pytest
 
 from sitemap_spider.sitemaps.names import STAGING_PREFIX
 from sitemap_spider.sitemaps.shards.storage import SitemapStorage
+from sitemap_spider.writable import write_problem
 from tests.crawl_fixtures import RunningSite, run_crawl
 from tests.sitemap_check import read_sitemap_set
 
@@ -129,3 +131,45 @@ def test_a_crawl_that_fills_the_disk_stops_and_publishes_nothing(
     assert "no sitemap published: storing the entries failed" in second.stderr
     assert files(out) == before, "the previous set changed"
     assert not list(out.glob(f"{STAGING_PREFIX}*")), "a staging directory was left behind"
+
+
+def unusable_output_dirs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Output directories no file can be made in, whoever runs the tests, and the reason given."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    cases = {
+        "under a file": (blocker / "sitemaps", f"{blocker} is not a directory"),
+        "a file": (blocker, f"{blocker} is not a directory"),
+    }
+    if Path("/proc/self").is_dir():  # Linux: root may write there by its mode bits, yet makes nothing
+        cases["in /proc"] = (Path("/proc/sitemap-spider-test"), "creating /proc/sitemap-spider-test failed: ")
+    return cases
+
+
+@pytest.mark.parametrize("case", ["under a file", "a file", "in /proc"])
+def test_an_output_dir_that_cannot_be_written_stops_the_crawl_before_any_request(
+    tmp_path: Path, generated_site: RunningSite, case: str
+) -> None:
+    cases = unusable_output_dirs(tmp_path)
+    if case not in cases:
+        pytest.skip("no /proc")
+    out, reason = cases[case]
+    generated_site.server.clear()
+    done = run_crawl(generated_site.start_url, tmp_path, settings={"SITEMAP_OUTPUT_DIR": str(out)})
+    assert done.returncode == 2, done.describe()
+    assert f"error: SITEMAP_OUTPUT_DIR: the sitemap files cannot be written in {out}: {reason}" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert generated_site.server.requests == []
+
+
+def test_the_check_leaves_no_folder_it_made(tmp_path: Path) -> None:
+    assert write_problem(tmp_path / "a" / "b" / "sitemaps") is None
+    assert list(tmp_path.iterdir()) == []
+    # Folders made before the one that failed are removed too.
+    problem = write_problem(tmp_path / "a" / "b" / ("x" * 300))
+    assert problem is not None and problem.endswith("File name too long"), problem
+    assert list(tmp_path.iterdir()) == []
+    # An existing folder keeps what it holds, and gets nothing more.
+    (tmp_path / "kept.txt").write_text("")
+    assert write_problem(tmp_path) is None
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]

@@ -19,6 +19,7 @@ from scrapy.extensions.throttle import AutoThrottle
 
 from sitemap_spider.addon import Addon
 from sitemap_spider.config import ConfigError, CrawlTarget, SitemapConfig, apply_crawl_defaults
+from sitemap_spider.config_parsing import check_output_dir
 from sitemap_spider.crawl import middlewares, retries, robots, throttle
 from sitemap_spider.crawl.mode import mode_chooser
 from sitemap_spider.history.location import HistoryLocation, old_default_file
@@ -129,6 +130,8 @@ def check_start_up(
             if value is not None and not Path(str(value)).is_absolute():
                 raise ConfigError(name, f"must be an absolute path under Scrapyd, got {value!r}")
     scrapyd = "_job" in arguments
+    if config.publish:  # a collecting crawl (scrapy audit's) writes no sitemap file
+        check_output_dir(config.output_dir)
     problem = config.history.problem(target.site.crawl_origin, config.output_dir, scrapyd)
     if problem is not None:
         raise ConfigError("SITEMAP_HISTORY", problem)
