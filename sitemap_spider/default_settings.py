@@ -195,7 +195,7 @@ SITEMAP_INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
 # keeps failing pages listed); None: sitemap-history/<origin>.sqlite in the user's data
 # directory (platformdirs: ~/.local/share/sitemap_spider on Linux), the same file wherever
 # the crawl is started; "off" or "": no history. Never inside SITEMAP_OUTPUT_DIR; under Scrapyd
-# a named file must be an absolute path.
+# a named file must be an absolute path. Its folder is checked at start-up as SITEMAP_OUTPUT_DIR is.
 SITEMAP_HISTORY: str | None = None
 # A page of the last set that fails (timeout, connection error, 5xx, 429) stays listed
 # with its previous entry for this many days since it was last fetched well.

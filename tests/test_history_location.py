@@ -65,9 +65,27 @@ def test_a_place_that_cannot_be_created_is_named_at_start_up(tmp_path: Path, mon
     blocker.write_text("")
     monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
     problem = HistoryLocation.from_value(None).problem(ORIGIN, tmp_path / "out", scrapyd=True)
-    assert problem is not None and f"{blocker} is not a writable directory" in problem and "XDG_DATA_HOME" in problem
+    assert problem is not None and f"{blocker} is not a directory" in problem and "XDG_DATA_HOME" in problem
     given = HistoryLocation.from_value(str(blocker / "history.sqlite"))
-    assert "not a writable directory" in (given.problem(ORIGIN, tmp_path / "out", scrapyd=False) or "")
+    assert f"{blocker} is not a directory" in (given.problem(ORIGIN, tmp_path / "out", scrapyd=False) or "")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a Linux /proc")
+def test_a_place_that_passes_permission_checks_but_takes_no_file_is_named(tmp_path: Path) -> None:
+    # /proc lets root (and its mode bits, anyone) write, but no file can be made in it.
+    given = HistoryLocation.from_value("/proc/sitemap-spider-test/history.sqlite")
+    problem = given.problem(ORIGIN, tmp_path / "out", scrapyd=False)
+    # "No such file or directory" as root, "Permission denied" otherwise.
+    assert (problem or "").startswith(
+        "/proc/sitemap-spider-test/history.sqlite cannot be created: "
+        "creating /proc/sitemap-spider-test failed: "
+    ), problem
+
+
+def test_the_check_leaves_no_default_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert HistoryLocation.from_value(None).problem(ORIGIN, tmp_path / "out", scrapyd=True) is None
+    assert not (tmp_path / "data").exists()
 
 
 def test_the_old_default_was_in_the_project_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,6 @@ project data directory, relative to where the crawl started (:func:`old_default_
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,8 @@ from pathlib import Path
 from platformdirs import user_data_dir
 from scrapy.utils.conf import closest_scrapy_cfg, get_config
 from scrapy.utils.project import DATADIR_CFG_SECTION, inside_project
+
+from sitemap_spider.writable import write_problem
 
 #: The folder of the default history files, in the user's data directory of the application.
 DEFAULT_DIR = "sitemap-history"
@@ -109,19 +110,10 @@ class HistoryLocation:
             return f"{path} is inside SITEMAP_OUTPUT_DIR ({output_dir}), which a web server may serve"
         if path.is_dir():
             return f"{path} is a directory; name the history file"
-        blocked = _unwritable_ancestor(path.parent)
+        blocked = write_problem(path.parent)
         if blocked is not None:
-            # Said now rather than at the first page: a user without a writable home (a service
-            # account running Scrapyd) learns which setting to give before the crawl.
+            # Said now rather than when the set is published: a user without a writable home (a
+            # service account running Scrapyd) learns which setting to give before the crawl.
             hint = " (the default: name a file, or set XDG_DATA_HOME)" if self.path is None else ""
-            return f"{path} cannot be created: {blocked} is not a writable directory{hint}"
+            return f"{path} cannot be created: {blocked}{hint}"
         return None
-
-
-def _unwritable_ancestor(folder: Path) -> Path | None:
-    """The nearest existing ancestor of ``folder`` (itself included) if this user cannot create files in it."""
-    for candidate in (folder, *folder.parents):
-        if candidate.exists():
-            ok = candidate.is_dir() and os.access(candidate, os.W_OK | os.X_OK)
-            return None if ok else candidate
-    return None
