@@ -59,8 +59,10 @@ class SetPublisher:
         self.to_crawl = to_crawl
         self.report: CrawlReport | None = None  # set when the crawl opens
         self.builder: SitemapSetBuilder | None = None
-        #: Why entries could not be stored (a full disk): the crawl stops, nothing is published.
+        #: Why entries could not be stored (a full disk): nothing is published.
         self.failed: str | None = None
+        #: Whether that failure stops the crawl: not a project's own crawl, through the add-on.
+        self.stops_crawl = True
         #: Called right after a publish (the crawl history's commit); returns fields for the report.
         self.after_publish: Callable[[], dict[str, Any]] | None = None
 
@@ -82,22 +84,36 @@ class SetPublisher:
     def add(self, entry: SitemapEntry) -> None:
         """Add an entry to the set; :class:`InvalidEntryError` when it cannot be one."""
         if self.failed is not None:
-            return  # the crawl is stopping: nothing will be published
-        if self.builder is None:
-            self.builder = self._new_builder(entry)
+            self.stats.inc_value(keys.NOT_STORED)
+            return  # nothing will be published
         try:
+            if self.builder is None:
+                self.builder = self._new_builder(entry)  # makes SITEMAP_OUTPUT_DIR
             self.builder.add(entry)
         except OSError as exc:
             # A set missing the entries of a run that could not be written would be published
-            # as if whole: stop the crawl instead, and publish nothing.
-            self.failed = describe_write_error(exc, self.config.output_dir)
-            logger.error("Cannot store the sitemap's entries: %s. Stopping the crawl.", self.failed)
-            engine = self.crawler.engine
-            if engine is not None and engine.spider is not None:
-                asyncio.ensure_future(engine.close_spider_async(reason="sitemap_storage_failed"))
+            # as if whole: publish nothing.
+            self._storage_failed(describe_write_error(exc, self.config.output_dir))
             return
         if self.report is not None:
             self.report.listed.add(entry.loc, entry.lastmod)  # the report's lastmod ages and sections
+
+    def _storage_failed(self, why: str) -> None:
+        """Say once why entries cannot be stored; stop the crawl when it serves the sitemap alone."""
+        self.failed = why
+        self.stats.set_value(keys.STORAGE_FAILED, why)
+        self.stats.inc_value(keys.NOT_STORED)
+        if not self.stops_crawl:
+            # A project's own crawl (the add-on) goes on for its other pipelines and feeds.
+            logger.error(
+                "Cannot store the sitemap's entries: %s. No sitemap will be published by this crawl; "
+                "its items still go to the project's other pipelines.", why,
+            )
+            return
+        logger.error("Cannot store the sitemap's entries: %s. Stopping the crawl.", why)
+        engine = self.crawler.engine
+        if engine is not None and engine.spider is not None:
+            asyncio.ensure_future(engine.close_spider_async(reason="sitemap_storage_failed"))
 
     def invalid(self, loc: object, error: Exception) -> None:
         """Record an entry that could not be listed."""

@@ -51,7 +51,11 @@ class SitemapPipeline:
         return pipeline
 
     def open_spider(self) -> None:
-        self.mode = mode_of(self.crawler.spider) or CrawlMode(self.crawler, self.config, self.config.base_url)
+        self.mode = mode_of(self.crawler.spider)
+        if self.mode is None:
+            # A project's own spider: its crawl serves the project first, and goes on whatever the set's fate.
+            self.mode = CrawlMode(self.crawler, self.config, self.config.base_url)
+            self.mode.publisher.stops_crawl = False
 
     def process_item(self, item: Any) -> Any:
         assert self.mode is not None

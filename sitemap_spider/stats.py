@@ -23,6 +23,10 @@ LLMS_TXT_PAGES: Final = "sitemap/llms_txt/pages"
 NOT_PUBLISHED: Final = "sitemap/not_published"
 #: Where a start URL redirects when that is outside the crawled site (a crawl that can list nothing then).
 START_URL_LEAVES: Final = "sitemap/start_url_redirects_to"
+#: Why the entries could not be stored (the output directory gone, a full disk), and how many
+#: entries were not stored from then on: nothing is published.
+STORAGE_FAILED: Final = "sitemap/storage_failed"
+NOT_STORED: Final = "sitemap/not_stored"
 #: SITEMAP_PUBLISH=False: the listable pages a finished crawl kept instead of publishing them.
 COLLECTED: Final = "sitemap/collected"
 #: ``sitemap/excluded/<reason>``: URLs not listed, by reason (crawl/report.py's REASONS).

@@ -35,6 +35,9 @@ LOG_LEVEL = "INFO"
 """
 
 SPIDER = '''
+import pathlib
+import shutil
+
 import scrapy
 from scrapy.linkextractors import LinkExtractor
 
@@ -42,11 +45,16 @@ from scrapy.linkextractors import LinkExtractor
 class Products(scrapy.Spider):
     name = "products"
 
-    def __init__(self, start="", **kwargs):
+    def __init__(self, start="", break_dir="", **kwargs):
         super().__init__(**kwargs)
         self.start_url = start
+        self.break_dir = break_dir
 
     async def start(self):
+        if self.break_dir:
+            # After the start-up checks, before the first item: a folder made a file, as a disk can fail.
+            shutil.rmtree(self.break_dir)
+            pathlib.Path(self.break_dir).write_text("")
         yield scrapy.Request(self.start_url)
 
     def parse(self, response):
@@ -205,3 +213,30 @@ def test_a_new_output_dir_is_not_left_by_a_crawl_that_lists_nothing(shop_site: s
     )
     assert "Sitemap NOT published: no page could be listed" in done.stderr, done.stderr[-3000:]
     assert not (tmp_path / "new").exists()
+
+
+def test_storage_failing_mid_crawl_passes_every_item_on_and_publishes_nothing(
+    shop_site: str, tmp_path: Path
+) -> None:
+    project = write_project(tmp_path / "project")
+    box = tmp_path / "box"
+    box.mkdir()
+    out = box / "sitemaps"
+    feed = tmp_path / "items.jl"
+    done = run_scrapy(
+        project, "crawl", "products", "-a", f"start={shop_site}", "-a", f"break_dir={box}",
+        "-s", f"SITEMAP_OUTPUT_DIR={out}", "-o", str(feed),
+    )  # fmt: skip
+    # The project's crawl goes on whole: its feed has every item, none failed in a pipeline.
+    items = [json.loads(line) for line in feed.read_text().splitlines()]
+    assert len(items) == PAGES + 2, done.stderr[-3000:]
+    assert "Error processing" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert "(finished)" in done.stderr
+    # Our failure, said once with its cause, counted, and why nothing was published.
+    assert done.stderr.count("Cannot store the sitemap's entries") == 1, done.stderr[-3000:]
+    assert "Not a directory" in done.stderr
+    # The stats dump wraps the value.
+    assert "'sitemap/storage_failed': '[Errno 20] Not a directory: '" in done.stderr
+    assert f"'sitemap/not_stored': {PAGES}" in done.stderr
+    assert "ERROR: Sitemap NOT published: storing the entries failed: " in done.stderr
+    assert done.returncode == 0  # Scrapy's exit code: the project's crawl did what it does
