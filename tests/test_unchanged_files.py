@@ -10,11 +10,13 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from sitemap_spider.sitemaps.names import INDEX_NAME, LLMS_TXT_NAME, STYLESHEET_NAME
+from sitemap_spider.sitemaps.shards.index_dates import published_dates
 from tests.crawl_fixtures import REPO_ROOT, file_identities, run_crawl
 from tests.site_server import HTML, SiteServer, html_page, links
 from tests.site_spec import Route, SiteSpec
@@ -69,13 +71,29 @@ def test_publishing_the_same_entries_again_leaves_every_file_in_place(tmp_path: 
     lastmods = {url["loc"]: url["lastmod"] for url in read_sitemap_set(out, BASE)}
     assert lastmods[BASE + "p/0025.html"] == "2026-06-30"
 
-    # One page fewer, not the newest of its file: that file shrinks, and the index, listing the
-    # same files with the same lastmods, stays as it was.
+    index_dates = published_dates(out / INDEX_NAME)
+    assert index_dates is not None and index_dates[shards[2]] == "2026-06-30"
+
+    # One page fewer, not the newest of its file: that file shrinks, and no entry's date says so.
+    # The index dates the file by this publish, when it changed, so that a search engine reads it
+    # again; the other files keep their dates.
     del pages["p/0030.html"]
+    started = datetime.now(UTC).replace(microsecond=0)
     fourth = publish(tmp_path, pages, *settings)
     assert fourth.returncode == 0, fourth.stderr[-3000:]
-    assert changed_names(after, file_identities(out)) == {shards[3]}
+    final = file_identities(out)
+    assert changed_names(after, final) == {shards[3], INDEX_NAME}
     assert len(read_sitemap_set(out, BASE)) == 34
+    dates = published_dates(out / INDEX_NAME)
+    assert dates is not None
+    assert started <= datetime.fromisoformat(dates[shards[3]] or "") <= datetime.now(UTC)
+    assert {name: dates[name] for name in shards[:3]} == {name: index_dates[name] for name in shards[:3]}
+
+    # The same entries again: nothing moves, and that file keeps the date of the publish that changed it.
+    fifth = publish(tmp_path, pages, *settings)
+    assert fifth.returncode == 0, fifth.stderr[-3000:]
+    assert file_identities(out) == final
+    assert published_dates(out / INDEX_NAME) == dates
 
 
 PAGES = 12

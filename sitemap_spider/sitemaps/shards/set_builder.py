@@ -30,6 +30,7 @@ from sitemap_spider.sitemaps.shards.llms_txt import LlmsPages, LlmsTxtResult, wr
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.bucket import Bucket
 from sitemap_spider.sitemaps.shards.groups import OTHER_GROUP, group_of_file
+from sitemap_spider.sitemaps.shards.index_dates import dated_files
 from sitemap_spider.sitemaps.shards.shard_loop import ShardLoop
 from sitemap_spider.sitemaps.shards.rich_set import RichSet
 from sitemap_spider.sitemaps.runs.sorting import MAX_MERGE_FAN_IN, ExternalSorter, LineSorter
@@ -230,7 +231,8 @@ class SitemapSetBuilder:
                 finder.changes.close()
                 raise
             check_shrink(changes, self.options.max_shrink)
-            write_index(self._staging / INDEX_NAME, shards, self.options.base_url, stylesheet=self.options.stylesheet)
+            dated = dated_files(shards, self._staging, self._storage.output_dir, INDEX_NAME)
+            write_index(self._staging / INDEX_NAME, dated, self.options.base_url, stylesheet=self.options.stylesheet)
             published = self.options.published_files()
             for name, content in published:
                 write_document(self._staging / name, content, gzip=False)
