@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Entries that could not be listed logged one by one at WARNING level; past this, at DEBUG
+#: level only (each is counted, and the closing summary gives the count).
+MAX_LOGGED_INVALID = 20
+
 
 class SetPublisher:
     """Collects the entries of a crawl into a sitemap set and publishes it at the end.
@@ -65,6 +69,7 @@ class SetPublisher:
         self.stops_crawl = True
         #: Called right after a publish (the crawl history's commit); returns fields for the report.
         self.after_publish: Callable[[], dict[str, Any]] | None = None
+        self.invalid_count = 0
 
     @property
     def stats(self) -> StatsCollector:
@@ -116,8 +121,15 @@ class SetPublisher:
             asyncio.ensure_future(engine.close_spider_async(reason="sitemap_storage_failed"))
 
     def invalid(self, loc: object, error: Exception) -> None:
-        """Record an entry that could not be listed."""
+        """Record an entry that could not be listed; the first ones are logged as warnings."""
         assert self.report is not None
+        self.invalid_count += 1
+        if self.invalid_count <= MAX_LOGGED_INVALID:
+            logger.warning(
+                "Not listed in the sitemap (invalid): %s: %s%s", loc, error,
+                "; further invalid entries are counted, and logged at DEBUG level only"
+                if self.invalid_count == MAX_LOGGED_INVALID else "",
+            )  # fmt: skip
         self.report.exclude(str(loc), "invalid", str(error))
 
     def finish(self, reason: str, stored: Iterable[SitemapEntry] | None = None, resume: str = "") -> bool:

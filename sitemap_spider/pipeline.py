@@ -62,7 +62,7 @@ class SitemapPipeline:
         try:
             entry = item_to_entry(item)
         except InvalidEntryError as exc:
-            self.mode.publisher.invalid(ItemAdapter(item).get("loc") if ItemAdapter.is_item(item) else None, exc)
+            self.mode.publisher.invalid(_loc_of(item), exc)
             return item  # not a sitemap entry: the project's other pipelines may want it
         if not self.mode.take(entry) and isinstance(item, SitemapEntry):
             # The crawl's own entries serve only the sitemap: drop one that cannot be listed.
@@ -96,3 +96,12 @@ def stopped_at_start_up(error: ConfigError) -> ConfigError:
 def _read_error(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()
+
+
+def _loc_of(item: Any) -> object:
+    """The address an item gives (its ``loc``, else its ``url``), to name it; None if none."""
+    if not ItemAdapter.is_item(item):
+        return None
+    adapter = ItemAdapter(item)
+    loc = adapter.get("loc")
+    return adapter.get("url") if loc is None else loc

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from numbers import Real
-from typing import Any
+from typing import Any, TypeVar
 
 from itemadapter import ItemAdapter
 
@@ -17,13 +17,23 @@ from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.xml.extensions import with_extensions
 from sitemap_spider.sitemaps.rules import check_entry
 
+T = TypeVar("T")
+
+
+def blank_is_none(value: T) -> T | None:
+    """``value``, or None for a string of nothing but whitespace: a field given empty is a field
+    not given (``.get(default="")``, a CSV's empty cell, a CMS that writes "" for no date)."""
+    return None if isinstance(value, str) and (not value or value.isspace()) else value
+
 
 def format_lastmod(value: object) -> str | None:
-    """Return a W3C Datetime string for a str, a ``date`` or an aware ``datetime``.
+    """Return a W3C Datetime string for a str, a ``date`` or an aware ``datetime``; None for
+    None or a blank string.
 
     Aware datetimes are written in UTC with seconds (``2024-05-01T10:20:30+00:00``); a naive
     datetime is refused, because its instant is unknown.
     """
+    value = blank_is_none(value)
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, datetime):  # before date: a datetime is also a date
@@ -35,7 +45,10 @@ def format_lastmod(value: object) -> str | None:
     raise InvalidEntryError(f"lastmod must be a str, date or datetime, not {type(value).__name__}")
 
 
-def _priority(value: object) -> float | None:
+def format_priority(value: object) -> float | None:
+    """The priority of a number or of the text of one (None for None or a blank string);
+    InvalidEntryError for anything else. Its range is checked with the entry."""
+    value = blank_is_none(value)
     if value is None:
         return None
     if isinstance(value, str):
@@ -61,8 +74,8 @@ def item_to_entry(item: Any) -> SitemapEntry:
     entry = SitemapEntry(
         loc=loc,
         lastmod=format_lastmod(adapter.get("lastmod")),
-        changefreq=adapter.get("changefreq"),
-        priority=_priority(adapter.get("priority")),
+        changefreq=blank_is_none(adapter.get("changefreq")),
+        priority=format_priority(adapter.get("priority")),
         content_digest=None if digest is None else str(digest),
     )
     # alternates, images, videos, news (extensions.FIELDS): a RichEntry when the item has any.

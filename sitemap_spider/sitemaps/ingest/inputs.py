@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from sitemap_spider.sitemaps.runs.lines import Fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.item_entries import format_lastmod
+from sitemap_spider.sitemaps.item_entries import blank_is_none, format_lastmod, format_priority
 
 FORMATS: Final = ("jsonl", "csv", "txt")
 _EXTENSIONS: Final = {".jl": "jsonl", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".txt": "txt"}
@@ -194,18 +194,12 @@ def read_records(stream: io.BufferedIOBase, name: str, forced: str | None) -> tu
 def to_fields(record: dict[str, Any]) -> Fields:
     """``(loc, lastmod, changefreq, priority, content_digest)`` of one record, for ``add_fields``.
 
-    Values are converted as for a crawl's items (``entry_from_item``); the builder checks
-    them. No SitemapEntry per line: building one costs more than the checks.
+    Values are converted as for a crawl's items (``entry_from_item``): a blank string is no
+    value; the builder checks them. No SitemapEntry per line: building one costs more than the checks.
     """
     loc = record.get("loc")
     if loc is None or loc == "":
         raise InvalidEntryError("no loc")
-    priority = record.get("priority")
-    if isinstance(priority, str):
-        try:
-            priority = float(priority)
-        except ValueError:
-            raise InvalidEntryError(f"priority {priority!r} is not a number") from None
     digest = record.get("content_digest")
     if digest is not None:
         digest = str(digest)
@@ -217,7 +211,7 @@ def to_fields(record: dict[str, Any]) -> Fields:
     return (
         loc.strip() if isinstance(loc, str) else loc,
         format_lastmod(record.get("lastmod")),
-        record.get("changefreq"),
-        priority,
+        blank_is_none(record.get("changefreq")),
+        format_priority(record.get("priority")),
         digest,
     )

@@ -1,0 +1,59 @@
+"""``scrapy publish`` on the values of real exports: empty fields, URLs given twice, fragments.
+
+The real command in a subprocess; every set validated against the XSDs and read back by Scrapy's
+reader (``Run.urls``). Each input is published twice where it matters: read in this process, and
+in chunks by the worker processes (``SITEMAP_SORT_RUN_SIZE``), which must give the same set.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.crawl_fixtures import folder_files
+from tests.test_publish_command import BASE, Run, jsonl, publish, write_lines
+
+
+def _both(tmp_path: Path, path: Path, *options: str) -> tuple[Run, Run]:
+    """``path`` published in this process and by the worker processes (chunks of 1,000 lines)."""
+    single = publish(tmp_path, path, *options, output="single")
+    batched = publish(tmp_path, path, "-s", "SITEMAP_SORT_RUN_SIZE=1000", *options, output="batched")
+    for run in (single, batched):
+        assert run.returncode == 0, run.describe()
+    return single, batched
+
+
+def test_an_empty_or_blank_field_is_no_value(tmp_path: Path) -> None:
+    """"" and whitespace are what a CMS or ``.get(default="")`` writes for no value: the URL is
+    listed without it, as with null or an empty CSV cell, never left out as a bad line."""
+    lines = jsonl(
+        {"loc": BASE + "a", "lastmod": ""},
+        {"loc": BASE + "b", "lastmod": "  "},
+        {"loc": BASE + "c", "changefreq": "", "priority": ""},
+        {"loc": BASE + "d", "lastmod": "2024-06-01", "changefreq": " ", "priority": "\t"},
+        {"loc": BASE + "e", "lastmod": None, "changefreq": "daily", "priority": "0.5"},
+    )
+    run = publish(tmp_path, write_lines(tmp_path / "in.jl", lines))
+    assert run.returncode == 0, run.describe()
+    assert run.urls() == [
+        {"loc": BASE + "a"},
+        {"loc": BASE + "b"},
+        {"loc": BASE + "c"},
+        {"loc": BASE + "d", "lastmod": "2024-06-01"},
+        {"loc": BASE + "e", "changefreq": "daily", "priority": "0.5"},
+    ]
+    assert "0 bad line(s) skipped" in run.stdout and "skipped" not in run.stderr, run.describe()
+
+
+def test_a_quarter_of_empty_lastmods_in_a_big_input_all_listed(tmp_path: Path) -> None:
+    """Blocks with an empty lastmod leave the fast path for the general one: same set either way."""
+    lines = [
+        json.dumps({"loc": f"{BASE}p/{n}", "lastmod": "" if n % 4 == 0 else f"2024-05-{n % 28 + 1:02d}"})
+        for n in range(3000)
+    ]
+    single, batched = _both(tmp_path, write_lines(tmp_path / "big.jl", lines))
+    assert folder_files(single.output_dir) == folder_files(batched.output_dir)
+    urls = single.urls()
+    assert len(urls) == 3000
+    assert sum("lastmod" not in url for url in urls) == 750
+    assert "Published 3,000 URLs" in single.stdout and "0 bad line(s)" in single.stdout, single.stdout
