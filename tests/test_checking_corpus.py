@@ -47,6 +47,7 @@ CORPUS: dict[str, tuple[list[tuple[str, str, int | None]], int]] = {
     "loc.not_encoded.xml": ([("loc.not_encoded", "loc.not_encoded.xml", 3)], 1),
     "loc.invalid.xml": ([("loc.invalid", "loc.invalid.xml", 3)], 1),
     "loc.double_escaped.xml": ([("loc.double_escaped", "loc.double_escaped.xml", 3)], 0),
+    "loc.fragment.xml": ([("loc.fragment", "loc.fragment.xml", 3)], 0),
     "lastmod.format.xml": ([("lastmod.format", "lastmod.format.xml", 3)], 1),
     "lastmod.timezone.xml": ([("lastmod.timezone", "lastmod.timezone.xml", 3)], 1),
     "lastmod.future.xml": ([("lastmod.future", "lastmod.future.xml", 3)], 0),

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from sitemap_spider.checking.values import in_scope, loc_problems, scope_of
+from sitemap_spider.checking.values import LOC_WARNINGS, in_scope, loc_problems, scope_of
 
 
 class Sink(Protocol):
@@ -55,7 +55,7 @@ class Context:
         ok = True
         for rule, detail in loc_problems(loc):
             self.finding(rule, line, detail, loc)
-            ok = ok and rule == "loc.double_escaped"
+            ok = ok and rule in LOC_WARNINGS
         if not ok:
             return False
         if self.scope is not None and self.document.location and not in_scope(loc, self.scope):

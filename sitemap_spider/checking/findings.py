@@ -89,6 +89,7 @@ VALIDATE_RULES: Final[dict[str, Rule]] = {
         E, "any other URL that RFC 3986 or the XSD refuses (host, port, brackets, length under 12)"
     ),
     "loc.double_escaped": Rule(W, "'&amp;', '&lt;' ... left in the URL after XML decoding: escaped twice"),
+    "loc.fragment": Rule(W, "a URL with a #fragment, which search engines drop: list the URL without it"),
     "loc.cross_submission": Rule(
         E,
         "a URL on another host, or outside the sitemap's directory, with no robots.txt Sitemap: line allowing it",

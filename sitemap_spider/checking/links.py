@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from sitemap_spider.checking.values import Problem, loc_problems
+from sitemap_spider.checking.values import LOC_WARNINGS, Problem, loc_problems
 
 # xs:language, which the schema checks: a value outside it is already an xsd error.
 _XS_LANGUAGE: Final = re.compile(r"[a-zA-Z]{1,8}(?:-[a-zA-Z0-9]{1,8})*", re.ASCII)
@@ -68,6 +68,6 @@ def _href_problems(href: str) -> list[Problem]:
     for rule, detail in loc_problems(href):
         if rule == "loc.not_absolute":
             problems.append(("link.not_absolute", f"href {detail}: search engines ignore the link"))
-        elif rule != "loc.double_escaped":
+        elif rule not in LOC_WARNINGS:
             problems.append(("link.href", f"href: {detail}"))
     return problems

@@ -37,11 +37,20 @@ _DECIMAL: Final = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
 # a little ahead of our clock is clock skew, not a future change.
 
 
+#: The rules of loc_problems that are warnings: the URL is still listed.
+LOC_WARNINGS: Final = frozenset(("loc.double_escaped", "loc.fragment"))
+
+
 def loc_problems(loc: str) -> list[Problem]:
-    """The rules a loc (white space around it already removed) breaks; at most one besides double escaping."""
+    """The rules a loc (white space around it already removed) breaks; at most one error, and
+    the warnings of LOC_WARNINGS."""
     problems = [_loc_problem(loc)]
     if _ENTITY.search(loc):
         problems.append(("loc.double_escaped", f"{_cut(loc)} still holds an XML entity after decoding"))
+    if problems[0] is None and "#" in loc:
+        # A page's part, not a page: search engines take the URL before it (or drop the entry).
+        page = _cut(loc.split("#")[0])
+        problems.append(("loc.fragment", f"{_cut(loc)} has a #fragment, which search engines drop: list {page}"))
     return [problem for problem in problems if problem is not None]
 
 

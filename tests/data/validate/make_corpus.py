@@ -72,6 +72,7 @@ w("broken/loc.too_long.xml", urlset(u(E + "/" + "a" * 2100), ok))
 w("broken/loc.not_encoded.xml", urlset(u(E + "/caf\u00e9"), ok))
 w("broken/loc.invalid.xml", urlset(u("https://www.example.com:99999/"), ok))
 w("broken/loc.double_escaped.xml", urlset(u(E + "/?a=1&amp;amp;b=2"), ok))
+w("broken/loc.fragment.xml", urlset(u(E + "/a#top"), ok))
 w(
     "broken/loc.cross_submission.xml",
     urlset(u(E + "/catalog/item"), u(E + "/other/page"), u("https://cdn.example.org/catalog/x")),
