@@ -19,7 +19,11 @@ BASE = "https://www.example.com/"
     [
         # Valid as given: written as given (None: no normal form asked for), whatever the crawl would make of it.
         (BASE + "a", None),
-        ("https://WWW.Example.COM:443/a/./b/../c?q=%7e#top", None),
+        ("https://WWW.Example.COM:443/a/./b/../c?q=%7e", None),
+        # A fragment is dropped, and nothing else of a loc valid as given changes.
+        ("https://WWW.Example.COM:443/a/./b/../c?q=%7e#top", "https://WWW.Example.COM:443/a/./b/../c?q=%7e"),
+        (BASE + "a#top#2", BASE + "a"),
+        (BASE + "#", BASE),
         (BASE + "caf%c3%a9", None),
         # Raw UTF-8 (an IRI) or spaces: the crawl's normal form, all of it.
         (BASE + "s20/caf\u00e9-0.html", BASE + "s20/caf%C3%A9-0.html"),

@@ -57,3 +57,17 @@ def test_a_quarter_of_empty_lastmods_in_a_big_input_all_listed(tmp_path: Path) -
     assert len(urls) == 3000
     assert sum("lastmod" not in url for url in urls) == 750
     assert "Published 3,000 URLs" in single.stdout and "0 bad line(s)" in single.stdout, single.stdout
+
+
+def test_a_fragment_is_dropped_and_its_url_listed_once(tmp_path: Path) -> None:
+    """A sitemap lists pages, never a part of one: ``/a#top`` is ``/a``, given twice."""
+    lines = [BASE + "a#top", BASE + "a", BASE + "b#x#y", "HTTPS://WWW.Example.COM/c?q=1#frag"]
+    lines += [f"{BASE}p/{n}" for n in range(2500)]  # the batched run's chunks: fragments in one, not in others
+    single, batched = _both(tmp_path, write_lines(tmp_path / "urls.txt", lines))
+    assert folder_files(single.output_dir) == folder_files(batched.output_dir)
+    locs = [url["loc"] for url in single.urls()]
+    # Nothing else of a loc valid as given changes.
+    assert {BASE + "a", BASE + "b", "HTTPS://WWW.Example.COM/c?q=1"} <= set(locs)
+    assert not any("#" in loc for loc in locs) and len(locs) == 2503
+    assert "3 URL(s) with raw UTF-8 or spaces percent-encoded or a #fragment dropped" in single.stdout
+    assert "1 repeated URL(s) listed once" in single.stdout, single.stdout

@@ -202,7 +202,9 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
     """The closing paragraph: what was published, what was left out, the robots.txt line."""
     left_out = [f"{tally.bad:,} bad line(s) skipped"]
     if tally.normalised:
-        left_out.append(f"{tally.normalised:,} URL(s) with raw UTF-8 or spaces percent-encoded")
+        left_out.append(
+            f"{tally.normalised:,} URL(s) with raw UTF-8 or spaces percent-encoded or a #fragment dropped"
+        )
     if result.duplicates:
         left_out.append(f"{result.duplicates:,} repeated URL(s) listed once")
     if result.content_duplicates:

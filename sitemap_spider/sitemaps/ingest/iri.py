@@ -1,9 +1,12 @@
-"""IRIs and spaces in the locs of ``scrapy publish``: percent-encoded as the crawl normalises its URLs.
+"""IRIs, spaces and fragments in the locs of ``scrapy publish`` and of items: the crawl's normal form.
 
 A CMS or another spider hands over URLs as people write them: raw UTF-8 paths (an IRI,
 ``/s20/café-0.html``) and spaces. The rule:
 
-- a loc that is valid as given is written as given: no host lower-cased, no default port
+- a fragment (``#top``) is dropped: it names a part of a page, never a page a sitemap lists,
+  and search engines ignore it (so ``/a#top`` is ``/a``, and given beside it, a repeated URL).
+  It is counted as normalised;
+- a loc that is valid as given is otherwise written as given: no host lower-cased, no default port
   dropped, no dot segment resolved, no escape rewritten (existing outputs do not change);
 - a loc that holds non-ASCII characters or spaces, and no control character, takes the normal
   form of the crawl's URLs as a whole (``urls.normalize_url``, no query parameter stripped):
@@ -11,8 +14,9 @@ A CMS or another spider hands over URLs as people write them: raw UTF-8 paths (a
   resolved, escapes in upper case. It is counted as normalised;
 - anything else that is not a valid loc stays a bad line, with its reason.
 
-``normal_fields`` applies it to one entry (the general path); ``encode_iris`` to a block of locs
-at once (the fast path of chunk.py), for the IRIs whose normal form is their percent-encoding.
+``normal_fields`` applies it to one entry (the general path; items: item_entries.taken_fields);
+``encode_iris`` to a block of locs at once (the fast path of chunk.py), for the IRIs whose normal
+form is their percent-encoding (a loc with a fragment never takes the fast path).
 """
 
 from __future__ import annotations
@@ -33,12 +37,14 @@ _TO_ENCODE: Final = re.compile(rb"[\x20\x80-\xff]+")
 
 
 def normal_loc(loc: str) -> str | None:
-    """The normal form of a loc that holds non-ASCII characters or spaces and no control
-    character; None for any other loc, or one that has no normal form (not http(s), no host)."""
-    if (loc.isascii() and " " not in loc) or not loc.isprintable():
-        return None
+    """The loc without its fragment, and in its normal form if it holds non-ASCII characters or
+    spaces and no control character; None for a loc with neither, or that has no normal form
+    (not http(s), no host)."""
+    base, fragment, _ = loc.partition("#")
+    if (base.isascii() and " " not in base) or not base.isprintable():
+        return base if fragment else None
     try:
-        return normalize_url(loc)
+        return normalize_url(base)
     except UnicodeError:  # a lone surrogate, from a JSON escape: no UTF-8 for it
         return None
 
