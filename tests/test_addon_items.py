@@ -57,11 +57,13 @@ class Pages(scrapy.Spider):
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[str]:
-    """PAGES pages linked in a chain on 127.0.0.1; those of DATED carry an article:modified_time."""
+    """PAGES pages linked in a chain on 127.0.0.1; those of DATED carry an article:modified_time,
+    every other one with its zone written without a colon, as many sites do (+0530)."""
     root = tmp_path / "www"
     root.mkdir()
     for n in range(PAGES):
-        meta = f'<meta property="article:modified_time" content="2024-05-{n % 28 + 1:02d}T10:00:00+02:00">'
+        zone = "+0530" if n % 2 else "+02:00"
+        meta = f'<meta property="article:modified_time" content="2024-05-{n % 28 + 1:02d}T10:00:00{zone}">'
         link = f'<a href="p{n + 1}.html">next</a>' if n + 1 < PAGES else ""
         (root / f"p{n}.html").write_text(
             f"<html><head><title>Page {n}</title>{meta if n in DATED else ''}</head><body>{link}</body></html>"
@@ -105,8 +107,10 @@ def published(tmp_path: Path, site: str) -> dict[str, dict[str, str]]:
 
 
 def fed(tmp_path: Path) -> dict[str, dict[str, str]]:
-    """The feed's one sitemap file, by loc, checked and read back."""
-    return {url["loc"]: url for url in read_urlset(tmp_path / "feed.xml")}
+    """The feed's one sitemap file, by loc, checked and read back; each loc once."""
+    urls = read_urlset(tmp_path / "feed.xml")
+    assert len(urls) == len({url["loc"] for url in urls}), urls
+    return {url["loc"]: url for url in urls}
 
 
 def test_an_empty_lastmod_from_get_default_lists_the_page_without_one(tmp_path: Path, site: str) -> None:
@@ -116,6 +120,7 @@ def test_an_empty_lastmod_from_get_default_lists_the_page_without_one(tmp_path: 
         assert set(urls) == expected
         assert {loc for loc, url in urls.items() if "lastmod" in url} == {f"{site}p{n}.html" for n in DATED}
         assert urls[site + "blank"] == {"loc": site + "blank"}
+        assert urls[site + "p5.html"]["lastmod"] == "2024-05-06T10:00:00+05:30"
     assert "invalid" not in log and "Skipping item" not in log, log[-3000:]
 
 
@@ -128,3 +133,31 @@ def test_invalid_items_are_warned_of_with_their_reason_a_bounded_number(tmp_path
     assert "further invalid entries are counted" in warnings[-1]
     assert "not listed: invalid 31" in log
     assert len(published(tmp_path, site)) == PAGES
+
+
+def test_items_take_the_normal_form_publish_gives_their_urls_and_dates(tmp_path: Path, site: str) -> None:
+    """Raw UTF-8 and spaces percent-encoded, a fragment dropped (then a repeated URL), a zone
+    without a colon read: as ``scrapy publish`` takes a line, not refused as invalid."""
+    items = [
+        {"url": site + "caf\u00e9", "lastmod": "2024-04-01T10:00:00+0530"},
+        {"url": site + "my page.html"},
+        {"url": site + "frag#top"},
+        {"url": site + "frag", "lastmod": "2024-04-02"},
+        {"loc": " " + site + "spaced "},
+    ]
+    log = crawl(tmp_path, site, items)
+    expected = {
+        site + "caf%C3%A9": {"loc": site + "caf%C3%A9", "lastmod": "2024-04-01T10:00:00+05:30"},
+        site + "my%20page.html": {"loc": site + "my%20page.html"},
+        site + "frag": {"loc": site + "frag", "lastmod": "2024-04-02"},
+        site + "spaced": {"loc": site + "spaced"},
+    }
+    pipeline = published(tmp_path, site)
+    assert {loc: pipeline[loc] for loc in expected} == expected
+    assert len(pipeline) == PAGES + len(expected)
+    assert "not listed: duplicate 1" in log and "invalid" not in log, log[-3000:]
+    # The feed writes in item order: the first item of a URL.
+    feed = fed(tmp_path)
+    assert feed[site + "frag"] == {"loc": site + "frag"}
+    assert len(feed) == PAGES + len(expected)
+    assert "Skipping item" not in log

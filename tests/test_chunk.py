@@ -13,8 +13,8 @@ from sitemap_spider.sitemaps.ingest import chunk
 from sitemap_spider.sitemaps.ingest.chunk import _BLOCK_LINES, encode_chunk
 from sitemap_spider.sitemaps.runs.lines import decode_fields, digest_line, encode_fields
 from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.ingest.inputs import READERS, to_fields
-from sitemap_spider.sitemaps.ingest.iri import normal_fields
+from sitemap_spider.sitemaps.ingest.inputs import READERS
+from sitemap_spider.sitemaps.item_entries import taken_fields
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.set_builder import SitemapSetBuilder
 from sitemap_spider.sitemaps.rules import check_fields
@@ -38,7 +38,7 @@ def general(
         try:
             if isinstance(record, str):
                 raise InvalidEntryError(record)
-            fields, changed = normal_fields(to_fields(record))
+            fields, changed = taken_fields(record)
             loc, lastmod, changefreq, priority, digest = fields
             check_fields(loc, lastmod, changefreq, priority)
             lines.append(encode_fields(loc, lastmod, changefreq, priority, digest))

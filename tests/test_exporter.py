@@ -59,6 +59,19 @@ def export(items: list[Any]) -> tuple[bytes, SitemapItemExporter]:
             "2024-04-30T23:02:03+00:00",
         ),
         (None, None),
+        # Blank: no lastmod, as None. Stripped.
+        ("", None),
+        (" \t", None),
+        (" 2024-05-01 ", "2024-05-01"),
+        # ISO 8601 forms with a zone that are not W3C Datetime, which the crawl reads in pages too.
+        ("2024-04-01T10:00:00+0530", "2024-04-01T10:00:00+05:30"),
+        ("2024-04-01T10:00:00.25-0800", "2024-04-01T10:00:00-08:00"),
+        ("2024-04-02 10:00:00Z", "2024-04-02T10:00:00+00:00"),
+        # The W3C forms as given; what is not a lastmod as given, for the checks to refuse.
+        ("2024-04-01T10:00:00.987654Z", "2024-04-01T10:00:00.987654Z"),
+        ("2024-04-01T10:00:00", "2024-04-01T10:00:00"),
+        ("2024-13-01", "2024-13-01"),
+        ("yesterday", "yesterday"),
     ],
 )
 def test_format_lastmod(value: object, text: str | None) -> None:

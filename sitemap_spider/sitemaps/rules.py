@@ -91,6 +91,23 @@ def lastmod_oddity(value: str, instant: datetime, now: datetime) -> str | None:
     return "future" if begins > now else None
 
 
+def w3c_lastmod(text: str) -> str:
+    """``text`` (stripped) as a lastmod: as it is when it has the W3C Datetime form (``parse_lastmod``
+    then says whether it is a valid one); else, when it is an ISO 8601 date-time with a zone that
+    is not that form (``+0530`` for ``+05:30``, a space for the ``T``: what the crawl reads in pages,
+    crawl/dates.py), its W3C form with seconds; else as it is, for ``parse_lastmod`` to refuse."""
+    text = text.strip()
+    if _W3C_DATETIME.fullmatch(text):
+        return text
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if moment.utcoffset() is None:
+        return text  # a naive date-time: its instant is unknown
+    return moment.replace(microsecond=0).isoformat()
+
+
 def parse_lastmod(value: str) -> datetime:
     """Return the instant a lastmod names, as an aware datetime (a date is midnight UTC).
 

@@ -11,7 +11,7 @@ exports them too; otherwise each line of the block is checked on its own with a 
 No regex on this path: Python's ``re`` costs more per line than the JSON decoding. Plain-text
 blocks of plain URLs of one site take the same checks. Every other line (another shape, a
 number where a string belongs, a bad line) takes the general path, the one a line read alone
-takes: the standard library's decoder, ``to_fields``, ``check_fields``, ``encode_fields``.
+takes: the standard library's decoder, ``taken_fields``, ``check_fields``, ``encode_fields``.
 The fast checks accept a strict subset of what the general ones accept and encode it the same
 way, so all paths give the same run lines and the same published bytes (tests/test_chunk.py
 compares them).
@@ -34,8 +34,9 @@ from sitemap_spider.sitemaps.runs.lines import encode_fields, loc_only_lines
 from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.xml.extensions import rich_fields
 from sitemap_spider.sitemaps.xml.hreflang import alternate_lines
-from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES, READERS, to_fields
-from sitemap_spider.sitemaps.ingest.iri import encode_iris, normal_fields
+from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES, READERS
+from sitemap_spider.sitemaps.ingest.iri import encode_iris
+from sitemap_spider.sitemaps.item_entries import taken_fields
 from sitemap_spider.sitemaps.ingest.jsonl_entries import (
     Encoded,
     Entry,
@@ -117,7 +118,7 @@ def encode_chunk(
             try:
                 if isinstance(record, str):
                     raise InvalidEntryError(record)
-                fields, normalised = normal_fields(to_fields(record))
+                fields, normalised = taken_fields(record)
                 loc, lastmod, changefreq, priority, digest = fields
                 check_fields(loc, lastmod, changefreq, priority)
                 extras = rich_fields(record)

@@ -25,8 +25,8 @@ from sitemap_spider.sitemaps.errors import InvalidEntryError
 from sitemap_spider.sitemaps.xml.extensions import rich_fields
 from sitemap_spider.sitemaps.xml.hreflang import HreflangListener
 from sitemap_spider.sitemaps.ingest.pool import start_pool
-from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES, to_fields
-from sitemap_spider.sitemaps.ingest.iri import normal_fields
+from sitemap_spider.sitemaps.ingest.inputs import MAX_REPORTED_BAD_LINES
+from sitemap_spider.sitemaps.item_entries import taken_fields
 from sitemap_spider.sitemaps.options import OutputOptions
 from sitemap_spider.sitemaps.shards.set_builder import PublishResult, SitemapSetBuilder
 from sitemap_spider.sitemaps.runs.run_files import sort_into_run, write_run
@@ -97,7 +97,7 @@ class Ingest:
         try:
             if isinstance(fields, str):
                 raise InvalidEntryError(fields)
-            entry, normalised = normal_fields(to_fields(fields))
+            entry, normalised = taken_fields(fields)
             extras = rich_fields(fields)
             if self.builder is None:
                 self.builder = new_builder(self.options, entry, self.tally.hreflang_problem)

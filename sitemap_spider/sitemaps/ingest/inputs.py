@@ -16,9 +16,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from sitemap_spider.sitemaps.runs.lines import Fields
-from sitemap_spider.sitemaps.errors import InvalidEntryError
-from sitemap_spider.sitemaps.item_entries import blank_is_none, format_lastmod, format_priority
 
 FORMATS: Final = ("jsonl", "csv", "txt")
 _EXTENSIONS: Final = {".jl": "jsonl", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".txt": "txt"}
@@ -189,29 +186,3 @@ def read_records(stream: io.BufferedIOBase, name: str, forced: str | None) -> tu
     first = head[-1][1].decode("utf-8", "replace").lstrip("\ufeff") if head else ""
     kind = forced or sniff_format(name, first)
     return kind, READERS[kind](itertools.chain(head, lines))
-
-
-def to_fields(record: dict[str, Any]) -> Fields:
-    """``(loc, lastmod, changefreq, priority, content_digest)`` of one record, for ``add_fields``.
-
-    Values are converted as for a crawl's items (``entry_from_item``): a blank string is no
-    value; the builder checks them. No SitemapEntry per line: building one costs more than the checks.
-    """
-    loc = record.get("loc")
-    if loc is None or loc == "":
-        raise InvalidEntryError("no loc")
-    digest = record.get("content_digest")
-    if digest is not None:
-        digest = str(digest)
-        if not digest.isascii():
-            try:
-                digest.encode()  # a JSON escape can make a lone surrogate, which no file can hold
-            except UnicodeEncodeError:
-                raise InvalidEntryError(f"content_digest {digest!r} is not valid Unicode") from None
-    return (
-        loc.strip() if isinstance(loc, str) else loc,
-        format_lastmod(record.get("lastmod")),
-        blank_is_none(record.get("changefreq")),
-        format_priority(record.get("priority")),
-        digest,
-    )

@@ -2,7 +2,8 @@
 
 For feeds of sitemap entries outside the spider's own publishing path. Items of any kind
 with a ``loc`` (or ``url``) field are accepted; an item that cannot make a valid ``<url>`` is
-logged with the reason and skipped, so the file never holds an invalid entry. One feed file
+logged with the reason and skipped, so the file never holds an invalid entry. Each URL is written
+once, for its first item (``sitemap/feed/duplicate`` counts the others). One feed file
 is one sitemap, so at most 50,000 URLs and 50 MiB: past either limit the file stays a valid
 sitemap of what fits, and every item left out is counted (``sitemap/feed/over_limit``) and
 reported as an error that says what to use instead: ``FEED_EXPORT_BATCH_ITEM_COUNT = 50000``
@@ -40,6 +41,8 @@ logger = logging.getLogger(__name__)
 OVER_LIMIT_STAT = "sitemap/feed/over_limit"
 #: Stats key: items written without the extensions they had.
 EXTENSIONS_DROPPED_STAT = "sitemap/feed/extensions_dropped"
+#: Stats key: items of a URL the feed had written already (the first item of a URL is written).
+DUPLICATE_STAT = "sitemap/feed/duplicate"
 EXTENSIONS_ADVICE = (
     "a sitemap feed writes plain <url> elements; for hreflang alternates, images, videos and news, "
     'publish the set with the sitemap pipeline (ADDONS = {"sitemap_spider.Addon": 0})'
@@ -64,6 +67,8 @@ class SitemapItemExporter(BaseItemExporter):
         self.over_limit = 0
         self.extensions_dropped = 0
         self.bytes_written = 0
+        self.duplicates = 0
+        self._written: set[str] = set()  # the locs in the file: at most MAX_URLS_PER_SITEMAP
         self.stats: Any = None
 
     @classmethod
@@ -81,11 +86,18 @@ class SitemapItemExporter(BaseItemExporter):
         except InvalidEntryError as exc:
             self._skip("Skipping item for the sitemap: %s", exc)
             return
+        if entry.loc in self._written:  # another item of it, or the same page with a #fragment
+            self.duplicates += 1
+            if self.stats is not None:
+                self.stats.inc_value(DUPLICATE_STAT)
+            logger.debug("The sitemap feed lists %s already: item skipped", entry.loc)
+            return
         element = url_element(entry)
         if not can_fit(self.bytes_written, self.urls_written, len(element), len(URLSET_CLOSE)):
             self._over_limit(entry.loc)
             return
         self._write(element)
+        self._written.add(entry.loc)
         self.urls_written += 1
         if _has_extensions(item):
             self._extensions_dropped(entry.loc)
