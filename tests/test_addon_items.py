@@ -161,3 +161,29 @@ def test_items_take_the_normal_form_publish_gives_their_urls_and_dates(tmp_path:
     assert feed[site + "frag"] == {"loc": site + "frag"}
     assert len(feed) == PAGES + len(expected)
     assert "Skipping item" not in log
+
+
+@pytest.mark.parametrize("run_size", [None, 1000])
+def test_an_item_given_twice_is_listed_with_its_latest_lastmod(tmp_path: Path, site: str, run_size: int | None) -> None:
+    """As ``scrapy publish`` lists a URL given twice; with runs of 1,000 entries the two items of a
+    URL are sorted into different runs."""
+    firsts = [
+        {"url": site + "a", "lastmod": "2024-06-01"},
+        {"url": site + "e", "lastmod": "2024-06-01T10:00:00Z"},
+        {"url": site + "g"},
+    ]
+    seconds = [
+        {"url": site + "a", "lastmod": "2024-01-01", "priority": 0.2},
+        {"url": site + "e", "lastmod": "2024-06-01T09:00:00-05:00"},  # 14:00 UTC
+        {"url": site + "g", "lastmod": "2020-01-01"},
+    ]
+    filler = [{"url": f"{site}f/{n}"} for n in range(1200)]
+    settings = ("-s", f"SITEMAP_SORT_RUN_SIZE={run_size}") if run_size else ()
+    log = crawl(tmp_path, site, firsts + filler + seconds, *settings)
+    urls = published(tmp_path, site)
+    assert [urls[site + name] for name in ("a", "e", "g")] == [
+        {"loc": site + "a", "lastmod": "2024-06-01"},
+        {"loc": site + "e", "lastmod": "2024-06-01T09:00:00-05:00"},
+        {"loc": site + "g", "lastmod": "2020-01-01"},
+    ]
+    assert "not listed: duplicate 3" in log, log[-3000:]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import random
+from datetime import UTC, datetime
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from sitemap_spider.sitemaps.runs.lines import digest_line
 from sitemap_spider.sitemaps.runs.lines import encode_fields
 from sitemap_spider.sitemaps.runs.run_files import sort_into_run
 from sitemap_spider.sitemaps.runs.sorting import LineSorter
+from tests.sitemap_check import as_instant
 
 
 def digest_lines(count: int, seed: int) -> list[str]:
@@ -34,6 +36,24 @@ def digest_lines(count: int, seed: int) -> list[str]:
 
 def expected(lines: list[str]) -> set[str]:
     return {line for line, count in collections.Counter(lines).items() if count > 1}
+
+
+def kept_lines(lines: list[str]) -> list[str]:
+    """The line kept of each loc of run lines, sorted (runs/latest.py, told another way): the
+    latest instant; of lines naming it, or of undated lines, the smallest."""
+    by_loc: dict[str, list[str]] = collections.defaultdict(list)
+    for line in lines:
+        by_loc[line.split("\t", 1)[0]].append(line)
+
+    def instant(line: str) -> datetime:
+        lastmod = line.split("\t")[1]
+        return datetime.min.replace(tzinfo=UTC) if lastmod == "-" else as_instant(lastmod[1:])
+
+    kept = []
+    for group in by_loc.values():
+        latest = max(map(instant, group))
+        kept.append(min(line for line in group if instant(line) == latest))
+    return sorted(kept)
 
 
 def test_repeated_digests() -> None:
@@ -115,17 +135,19 @@ def test_the_limit_is_the_most_repeated_digests_returned() -> None:
 def test_the_unique_lines_give_the_shared_digests_exactly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int, fan_in: int, digest_run_size: int
 ) -> None:
-    # Run lines of entries, some locs two or three times (with other lastmods): the first line
-    # of each loc goes to the files, and a digest on two of those is shared; a page listed
-    # twice is not. A line without a digest has none. With workers, two halves of the locs.
-    rng = random.Random(4)
+    # Run lines of entries, some locs two or three times (with other lastmods): the kept line of
+    # each loc (the latest lastmod) goes to the files, and a digest on two of those is shared; a
+    # page listed twice is not. A line without a digest has none. With workers, two halves of the locs.
+    rng = random.Random(5)  # a seed with more than 25 blocks of unique lines (digest runs)
+    lastmods = [None, "2024-01-02", "2024-01-02T10:00:00Z", "2024-01-02T06:00:00-05:00", "2023-12-31"]
     lines = [
         encode_fields(
-            f"https://example.com/{n % 240}", rng.choice([None, "2024-01-02"]), None, None, rng.choice([None, f"d{n}", f"s{n % 7}"])
-        )
+            f"https://example.com/{n % 240}", rng.choice(lastmods), None, None,
+            rng.choice([None, f"d{n}", f"s{n % 7}"]),
+        )  # fmt: skip
         for n in range(300)
     ]
-    unique = sorted({line.split("\t", 1)[0]: line for line in sorted(lines, reverse=True)}.values())  # the first of each loc
+    unique = kept_lines(lines)
     with_digests = [line.rsplit("\t", 1)[1] for line in unique if not line.endswith("\t-")]
     limits = {"room": dedupe.MAX_SHARED_DIGESTS, "no room": len(expected(with_digests)) - 1}
     # A fan-in of 25 and digest runs of one line: the entries' 24 runs are read in two halves,

@@ -72,3 +72,38 @@ def test_the_walk_keeps_the_first_line_of_each_loc_and_of_each_shared_digest() -
     ]
     assert walk.duplicates == 1
     assert [decode_entry(line).loc for line in dropped] == ["https://example.com/b"]
+
+
+def _flat(blocks: list[tuple[list[str], list[str], list[object]]]) -> list[tuple[str, str, object]]:
+    return [row for locs, lastmods, extras in blocks for row in zip(locs, lastmods, extras)]
+
+
+def test_the_walk_keeps_the_latest_lastmod_of_a_loc_and_judges_its_content_by_that_line() -> None:
+    a, b, c, d, e = (f"https://example.com/{name}" for name in "abcde")
+    entries = [
+        SitemapEntry(a, "2024-05-01", content_digest="same"),
+        SitemapEntry(a, "2024-06-01", priority=0.4, content_digest="other"),  # later: /a is this line
+        SitemapEntry(b, content_digest="same"),  # /a's line without it: not the content of another
+        SitemapEntry(c, "2024-01-01", content_digest="other"),  # the content of /a ...
+        SitemapEntry(c, "2024-02-01", content_digest="fresh"),  # ... but /c is this line
+        SitemapEntry(d, "2024-06-01T10:00:00Z"),
+        SitemapEntry(d, "2024-06-01T09:00:00-05:00", changefreq="daily"),  # 14:00 UTC: later, as text earlier
+        SitemapEntry(d, "2024-06-01"),
+        SitemapEntry(d),  # no lastmod erases none
+        SitemapEntry(e, "2024-03-01", content_digest="other"),  # the content of /a: dropped
+        SitemapEntry(e, content_digest="fresh"),
+    ]
+    lines = sorted(encode_entry(entry) for entry in entries)
+    shared = {digest_line(digest): False for digest in ("same", "other", "fresh")}
+    for cut in range(len(lines) + 1):  # a loc's lines in one block or split between two
+        dropped: list[str] = []
+        walk = FirstOfEach(dict(shared), dropped.append)
+        blocks = [lines[:cut], lines[cut:]]
+        assert _flat(list(walk.blocks(blocks))) == [
+            (a, "2024-06-01", (None, 0.4, "", "", "")),
+            (b, "", None),
+            (c, "2024-02-01", None),
+            (d, "2024-06-01T09:00:00-05:00", ("daily", None, "", "", "")),
+        ], cut
+        assert walk.duplicates == 6
+        assert [decode_entry(line) for line in dropped] == [entries[-2]]

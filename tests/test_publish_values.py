@@ -71,3 +71,45 @@ def test_a_fragment_is_dropped_and_its_url_listed_once(tmp_path: Path) -> None:
     assert not any("#" in loc for loc in locs) and len(locs) == 2503
     assert "3 URL(s) with raw UTF-8 or spaces percent-encoded or a #fragment dropped" in single.stdout
     assert "1 repeated URL(s) listed once" in single.stdout, single.stdout
+
+
+def test_a_url_given_twice_is_listed_with_its_latest_lastmod(tmp_path: Path) -> None:
+    """Compared as instants, not as text; an undated line erases no date; the other fields are
+    those of the line whose lastmod is kept. Where the lines are (one chunk or two) does not matter."""
+    firsts = [
+        {"loc": BASE + "d", "lastmod": "2024-06-01"},
+        {"loc": BASE + "d2", "lastmod": "2024-01-01"},
+        {"loc": BASE + "e", "lastmod": "2024-06-01T10:00:00+00:00"},
+        {"loc": BASE + "g"},
+        {"loc": BASE + "g2", "lastmod": "2020-01-01"},
+        {"loc": BASE + "h", "lastmod": "2024-01-01", "changefreq": "daily", "priority": 0.9},
+        {"loc": BASE + "z", "lastmod": "2024-06-01T05:00:00Z"},
+    ]
+    seconds = [
+        {"loc": BASE + "d", "lastmod": "2024-01-01"},
+        {"loc": BASE + "d2", "lastmod": "2024-06-01"},
+        {"loc": BASE + "e", "lastmod": "2024-06-01T09:00:00-05:00"},  # 14:00 UTC
+        {"loc": BASE + "g", "lastmod": "2020-01-01"},
+        {"loc": BASE + "g2", "priority": 0.1},
+        {"loc": BASE + "h", "lastmod": "2024-02-01"},
+        {"loc": BASE + "z", "lastmod": "2024-06-01T12:00:00+0530"},  # 06:30 UTC
+    ]
+    pages = jsonl(*({"loc": f"{BASE}p/{n}", "lastmod": "2024-05-01"} for n in range(2500)))
+    lines = jsonl(*firsts) + pages + jsonl(*seconds)
+    single, batched = _both(tmp_path, write_lines(tmp_path / "dup.jl", lines))
+    assert folder_files(single.output_dir) == folder_files(batched.output_dir)
+    urls = {url["loc"]: url for url in single.urls() if "/p/" not in url["loc"]}
+    assert urls == {
+        BASE + "d": {"loc": BASE + "d", "lastmod": "2024-06-01"},
+        BASE + "d2": {"loc": BASE + "d2", "lastmod": "2024-06-01"},
+        BASE + "e": {"loc": BASE + "e", "lastmod": "2024-06-01T09:00:00-05:00"},
+        BASE + "g": {"loc": BASE + "g", "lastmod": "2020-01-01"},
+        BASE + "g2": {"loc": BASE + "g2", "lastmod": "2020-01-01"},
+        BASE + "h": {"loc": BASE + "h", "lastmod": "2024-02-01"},
+        BASE + "z": {"loc": BASE + "z", "lastmod": "2024-06-01T12:00:00+05:30"},
+    }
+    assert "7 repeated URL(s) listed once" in single.stdout, single.stdout
+    # Reversed, the input gives the same files.
+    reverse = publish(tmp_path, write_lines(tmp_path / "reversed.jl", lines[::-1]), output="reversed")
+    assert reverse.returncode == 0, reverse.describe()
+    assert folder_files(reverse.output_dir) == folder_files(single.output_dir)

@@ -94,12 +94,18 @@ def test_duplicates_are_dropped_and_counted(tmp_path: Path) -> None:
     assert duplicates == 110
 
 
-def test_kept_duplicate_does_not_depend_on_insertion_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fan_in", [128, 2])
+def test_kept_duplicate_does_not_depend_on_insertion_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fan_in: int
+) -> None:
+    monkeypatch.setattr(sorting, "MAX_MERGE_FAN_IN", fan_in)  # 2: runs merged in passes too
     loc = "https://example.com/same"
     variants = [
         SitemapEntry(loc),
-        SitemapEntry(loc, lastmod="2024-05-02"),
         SitemapEntry(loc, lastmod="2024-05-01", priority=0.3),
+        SitemapEntry(loc, lastmod="2024-05-02T10:00:00Z"),
+        SitemapEntry(loc, lastmod="2024-05-02T14:00:00+00:00", changefreq="daily"),
+        SitemapEntry(loc, lastmod="2024-05-02T09:00:00-05:00", priority=0.9),  # 14:00 UTC too
         SitemapEntry(loc, changefreq="daily"),
     ]
     kept = set()
@@ -109,10 +115,11 @@ def test_kept_duplicate_does_not_depend_on_insertion_order(tmp_path: Path) -> No
             work_dir = tmp_path / f"{seed}-{run_size}"
             work_dir.mkdir()
             result, duplicates = sort_all(work_dir, shuffled, run_size)
-            assert duplicates == 3
+            assert duplicates == 5
             kept.add(result[0])
-    # One and the same entry every time; one with a lastmod is preferred to one without.
-    assert kept == {SitemapEntry(loc, lastmod="2024-05-01", priority=0.3)}
+    # One and the same entry every time, with all its fields: the latest lastmod as an instant (not
+    # as text); of two naming that instant, the first in sort order.
+    assert kept == {SitemapEntry(loc, lastmod="2024-05-02T09:00:00-05:00", priority=0.9)}
 
 
 def test_many_runs_are_merged_in_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

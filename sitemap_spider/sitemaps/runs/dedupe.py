@@ -25,6 +25,7 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Final
 
+from sitemap_spider.sitemaps.runs.latest import latest_lines, whole_groups
 from sitemap_spider.sitemaps.runs.lines import ABSENT, loc_and_digest, locs_and_digests
 from sitemap_spider.sitemaps.runs.run_files import merge_blocks, read_blocks
 from sitemap_spider.sitemaps.runs.sorting import MAX_MERGE_FAN_IN, LineSorter, merge_block_chars
@@ -140,8 +141,8 @@ def _range_blocks(path: Path, low: str | None, high: str | None, size: int) -> I
 
 
 def write_unique(blocks: Iterable[list[str]], work_dir: Path, run_size: int) -> tuple[str, int, list[str]]:
-    """Write the first line of each loc of the sorted run lines ``blocks`` (``encode_fields``:
-    five fields each) to a new file in ``work_dir``. Return the file, the number of lines left
+    """Write the kept line (latest.py) of each loc of the sorted run lines ``blocks``
+    (``encode_fields``: five fields each) to a new file in ``work_dir``. Return the file, the number of lines left
     out (repeated locs), and sorted run files in ``work_dir`` of the digest lines of the lines
     written (the caller removes them).
 
@@ -149,24 +150,21 @@ def write_unique(blocks: Iterable[list[str]], work_dir: Path, run_size: int) -> 
     """
     digests = LineSorter(work_dir, run_size, unique=False)
     fd, name = tempfile.mkstemp(prefix="unique-", suffix=".tsv", dir=work_dir)
-    previous: str | None = None
     repeats = 0
     try:
         with open(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as out:
-            for block in blocks:
-                if not block:
-                    continue
+            # Every line of a loc in one block: the kept one is known within it.
+            for block in whole_groups(blocks):
                 locs, found = locs_and_digests(block)
-                # Lines of one loc are adjacent: the first is kept.
-                new = list(map(operator.ne, locs, [previous, *locs[:-1]]))
-                previous = locs[-1]
+                # Lines of one loc are adjacent: one is kept, the first unless a later one has a later lastmod.
+                new = list(map(operator.ne, locs, [None, *locs[:-1]]))
                 if False in new:
-                    block = list(itertools.compress(block, new))
-                    found = list(itertools.compress(found, new))
-                    repeats += len(new) - len(block)
-                if block:  # not only repeats of the block before
-                    out.write("\n".join(block))
-                    out.write("\n")
+                    kept = latest_lines(block, new)
+                    repeats += len(block) - len(kept)
+                    block = kept
+                    found = locs_and_digests(block)[1]
+                out.write("\n".join(block))
+                out.write("\n")
                 digests.add_lines(found if ABSENT not in found else [digest for digest in found if digest != ABSENT])
         return name, repeats, [str(run) for run in digests.run_files()]
     except BaseException:

@@ -3,9 +3,8 @@ decoder of the line is here, the fast ones beside the general ones.
 
 The line is ``loc<TAB>lastmod<TAB>changefreq<TAB>priority<TAB>digest`` where an optional field
 is ``-`` when absent and ``+value`` when present, so ``None`` and any string stay distinct.
-Lines are compared whole: among entries with the same loc the kept one is the smallest line,
-which does not depend on insertion order (an entry with a lastmod sorts before one without,
-because ``+`` < ``-``). A digest field is also a line of its own in the runs of digests
+Lines are compared whole, so the lines of a loc are adjacent; the kept one is the one with the
+latest lastmod (latest.py), which does not depend on insertion order. A digest field is also a line of its own in the runs of digests
 (``digest_line``), which find the pages that share content (dedupe.py).
 
 The line of a rich entry (images, videos, news: xml/extensions.py) carries their XML after its
@@ -25,6 +24,7 @@ from typing import Final
 
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.errors import InvalidEntryError
+from sitemap_spider.sitemaps.runs.latest import later, whole_groups
 
 ABSENT: Final = "-"
 PRESENT: Final = "+"
@@ -172,8 +172,8 @@ def _extras(changefreq: str, priority: str) -> Extras:
 
 
 class FirstOfEach:
-    """The duplicate-dropping walk over sorted lines: the first line of each loc and, of the locs
-    whose digest field is in ``shared``, the first of each digest; decoded, a block at a time."""
+    """The duplicate-dropping walk over sorted lines: the kept line of each loc (latest.py) and, of
+    the locs whose digest field is in ``shared``, the first of each digest; decoded, a block at a time."""
 
     def __init__(self, shared: dict[str, bool], on_content_duplicate: Callable[[str], None]) -> None:
         """``shared``: the digest fields that more than one line has (``dedupe.repeated_digests``),
@@ -189,26 +189,50 @@ class FirstOfEach:
         # no priority) decoded in place.
         shared = self._shared
         on_content_duplicate = self._on_content_duplicate
-        previous = None
-        for block in blocks:
+        # Every line of a loc in one block: a line that a later one of its loc replaces is still there.
+        for block in whole_groups(blocks):
             locs: list[str] = []
             lastmods: list[str] = []
             extras: list[Extras | None] = []
             add_loc, add_lastmod, add_extras = locs.append, lastmods.append, extras.append
+            # Lines dropped for their content, told at the end of the block: a later line of their
+            # loc may yet replace them.
+            dropped: list[str] = []
             duplicates = 0
+            previous = None
+            kept = ""  # the line of ``previous`` taken so far
             for line in block:
                 loc, lastmod, changefreq, priority, digest = line.split("\t")
                 if loc == previous:
                     duplicates += 1
-                    continue
+                    if lastmod == "-" or not later(line, kept):
+                        continue
+                    self._take_back(kept, locs, lastmods, extras, dropped)  # a later lastmod: this line instead
                 previous = loc
+                kept = line
                 if digest in shared:
                     if shared[digest]:
-                        on_content_duplicate(line)
+                        dropped.append(line)
                         continue
                     shared[digest] = True
                 add_loc(loc)
                 add_lastmod(lastmod[1:])  # "" when absent ("-")
                 add_extras(None if changefreq == "-" and priority == "-" else _extras(changefreq, priority))
             self.duplicates += duplicates
+            for line in dropped:
+                on_content_duplicate(line)
             yield locs, lastmods, extras
+
+    def _take_back(
+        self, line: str, locs: list[str], lastmods: list[str], extras: list[Extras | None], dropped: list[str]
+    ) -> None:
+        """Undo the walk's step for ``line``, the last one taken, which a later line of its loc replaces."""
+        if dropped and dropped[-1] is line:  # dropped for its content
+            dropped.pop()
+            return
+        locs.pop()
+        lastmods.pop()
+        extras.pop()
+        digest = line[line.rindex("\t") + 1 :]
+        if digest in self._shared:
+            self._shared[digest] = False  # it was the first of its digest to be kept

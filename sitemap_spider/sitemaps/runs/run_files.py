@@ -13,6 +13,8 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from sitemap_spider.sitemaps.runs.latest import later
+
 logger = logging.getLogger(__name__)
 
 # Lines joined into one write when a run is written.
@@ -40,7 +42,8 @@ def write_run(lines: Iterable[str], work_dir: Path, prefix: str = "") -> Path:
 def sort_into_run(lines: list[str], work_dir: Path, *, unique: bool = True) -> tuple[Path, int]:
     """Sort ``lines`` in place into a new run file in ``work_dir``: (its path, duplicates left out).
 
-    With ``unique``, of lines with the same key (up to the first tab) only the smallest is kept.
+    With ``unique``, of lines with the same key (up to the first tab) only one is kept: of run
+    lines of entries, the one with the latest lastmod (latest.py).
     """
     lines.sort()
     if not unique:
@@ -53,6 +56,8 @@ def sort_into_run(lines: list[str], work_dir: Path, *, unique: bool = True) -> t
         if key != previous:
             kept.append(line)
             previous = key
+        elif later(line, kept[-1]):
+            kept[-1] = line
     return write_run(kept, work_dir), len(lines) - len(kept)
 
 

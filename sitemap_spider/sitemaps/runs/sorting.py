@@ -5,7 +5,7 @@ keeps memory bounded by ``run_size`` whatever the size of the site, and makes th
 independent of the order in which pages were crawled.
 
 Entries are sorted as text lines (lines.py), compared whole: of the entries with the same
-loc the one kept does not depend on insertion order.
+loc the one kept (the latest lastmod: latest.py) does not depend on insertion order.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Self
 from sitemap_spider.sitemaps.entry import SitemapEntry
 from sitemap_spider.sitemaps.runs.lines import decode_entry, encode_entry
 from sitemap_spider.sitemaps.errors import SitemapError
+from sitemap_spider.sitemaps.runs.latest import later
 from sitemap_spider.sitemaps.runs.run_files import (
     list_blocks,
     merge_blocks,
@@ -54,8 +55,8 @@ def merge_block_chars(sources: int) -> int:
 class LineSorter:
     """Collect text lines, then yield them sorted, each key once (the key ends at the first tab).
 
-    Among lines with the same key the smallest whole line is kept (``unique=False``: every
-    line is kept). Lines must not contain a newline; memory holds at most ``run_size`` of them.
+    Among lines with the same key one is kept: of run lines of entries, the one with the latest
+    lastmod (latest.py); ``unique=False``: every line is kept. Lines must not contain a newline; memory holds at most ``run_size`` of them.
     """
 
     def __init__(self, work_dir: Path, run_size: int = 100_000, *, unique: bool = True) -> None:
@@ -117,6 +118,7 @@ class LineSorter:
             yield from sorted_lines
             return
         previous_loc: str | None = None
+        kept = ""  # the line of previous_loc kept so far, yielded once its loc ends
         duplicates = 0
         try:
             for line in sorted_lines:
@@ -124,9 +126,15 @@ class LineSorter:
                 loc = line if tab < 0 else line[:tab]
                 if loc == previous_loc:
                     duplicates += 1
+                    if later(line, kept):
+                        kept = line
                     continue
+                if previous_loc is not None:
+                    yield kept
                 previous_loc = loc
-                yield line
+                kept = line
+            if previous_loc is not None:
+                yield kept
         finally:
             self.duplicates += duplicates
 
@@ -175,8 +183,8 @@ class LineSorter:
         """Yield every line, sorted, a list at a time, without dropping repeated keys.
 
         For callers that look at each line anyway (the publishing loop): the lines of a key
-        are adjacent, the one ``iter_unique_lines`` keeps first, and dropping the others (and
-        counting them) is left to the caller, which saves a pass. Can be called once, as
+        are adjacent, and keeping the one ``iter_unique_lines`` keeps (latest.py) and dropping
+        the others (and counting them) is left to the caller, which saves a pass. Can be called once, as
         ``iter_unique_lines``, instead of it.
         """
         self._begin_final_pass()
