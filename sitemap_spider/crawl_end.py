@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sitemap_spider import stats as keys
 from sitemap_spider.indexnow import Submission, submit_in_thread
 from sitemap_spider.sitemaps import (
+    INDEX_NAME,
     KINDS,
     EmptySitemapError,
     InvalidEntryError,
@@ -26,6 +27,7 @@ from sitemap_spider.sitemaps import (
     base_url_of,
     check_entry,
     describe_write_error,
+    off_base_note,
 )
 
 if TYPE_CHECKING:
@@ -180,6 +182,8 @@ class SetPublisher:
                 self.stats.set_value(keys.LLMS_TXT_PAGES, result.llms_txt.listed)
             if result.duplicates:
                 self.stats.set_value(keys.EXCLUDED + "duplicate", result.duplicates)
+            if result.off_base:
+                self.stats.set_value(keys.OFF_BASE, result.off_base)
             changes = result.changes
             if result.news_urls or result.news_too_old:
                 self.stats.set_value(keys.NEWS_URLS, result.news_urls)
@@ -187,6 +191,9 @@ class SetPublisher:
             summary.update(self._summary(result))
             summary.update(self._run_after_publish())
             self._log_summary(result, self.report.excluded_counts(), self._not_fetched())
+            if result.off_base:
+                base_url = result.index_url[: -len(INDEX_NAME)]
+                logger.warning("Sitemap: %s", off_base_note(result.off_base, base_url, result.off_base_example))
             self._log_rendering()
             if changes is not None:
                 self._record_changes(changes)

@@ -19,6 +19,9 @@ FILES: Final = "sitemap/files"
 GROUP_URLS: Final = "sitemap/group_urls/"
 #: Pages llms.txt lists (SITEMAP_LLMS_TXT).
 LLMS_TXT_PAGES: Final = "sitemap/llms_txt/pages"
+#: URLs listed that are not under the base URL (another host, scheme or port, or outside its
+#: folder), published as given: search engines take them only by cross-submission.
+OFF_BASE: Final = "sitemap/off_base"
 #: Why nothing was published; absent when the set was published.
 NOT_PUBLISHED: Final = "sitemap/not_published"
 #: Where a start URL redirects when that is outside the crawled site (a crawl that can list nothing then).

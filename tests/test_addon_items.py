@@ -187,3 +187,16 @@ def test_an_item_given_twice_is_listed_with_its_latest_lastmod(tmp_path: Path, s
         {"loc": site + "g", "lastmod": "2020-01-01"},
     ]
     assert "not listed: duplicate 3" in log, log[-3000:]
+
+
+def test_urls_not_under_the_base_url_are_counted_and_warned_of(tmp_path: Path, site: str) -> None:
+    """As ``scrapy publish`` says it: published as given (cross-submission), with a count and an example."""
+    https = "https" + site[len("http") :]
+    items = [{"url": "http://other.example.org/x"}, {"url": https + "https-variant"}]
+    log = crawl(tmp_path, site, items)
+    assert {"http://other.example.org/x", https + "https-variant"} <= set(published(tmp_path, site))
+    warning = next((line for line in log.splitlines() if "not under" in line), "")
+    assert "WARNING: Sitemap: 2 URL(s) not under " + site in warning, log[-3000:]
+    assert "(such as http://other.example.org/x)" in warning
+    assert "'sitemap/off_base': 2" in log
+    assert "not under" not in crawl(tmp_path, site)  # the pages alone: all under it

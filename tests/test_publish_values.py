@@ -113,3 +113,11 @@ def test_a_url_given_twice_is_listed_with_its_latest_lastmod(tmp_path: Path) -> 
     reverse = publish(tmp_path, write_lines(tmp_path / "reversed.jl", lines[::-1]), output="reversed")
     assert reverse.returncode == 0, reverse.describe()
     assert folder_files(reverse.output_dir) == folder_files(single.output_dir)
+
+
+def test_urls_not_under_the_base_url_are_counted_with_an_example(tmp_path: Path) -> None:
+    lines = [BASE + "a", "http://www.example.com/b", "https://shop.example.com/c"]
+    run = publish(tmp_path, write_lines(tmp_path / "urls.txt", lines))
+    assert run.returncode == 0, run.describe()
+    assert f"2 URL(s) not under {BASE} published as given (such as http://www.example.com/b)" in run.stdout
+    assert len(run.urls()) == 3

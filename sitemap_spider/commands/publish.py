@@ -40,6 +40,7 @@ from sitemap_spider.sitemaps import (
     Tally,
     describe_write_error,
     ingest_chunks,
+    off_base_note,
     open_input,
     read_records,
 )
@@ -226,11 +227,8 @@ def summary(label: str, tally: Tally, result: PublishResult) -> str:
             "(scrapy validate lists them)"
         )
     if result.off_base:
-        left_out.append(
-            f"{result.off_base:,} URL(s) not under {result.index_url[: -len(INDEX_NAME)]} published as given: "
-            "search engines take them only if their own host's robots.txt names this sitemap "
-            "(scrapy validate --base-url checks it)"
-        )
+        base_url = result.index_url[: -len(INDEX_NAME)]
+        left_out.append(off_base_note(result.off_base, base_url, result.off_base_example))
     groups = ", ".join(f"{group} {urls:,}" for group, urls in result.group_urls)
     return (
         f"Published {result.urls:,} URLs in {result.files} sitemap file(s) from {label} "

@@ -95,6 +95,7 @@ if TYPE_CHECKING:
         PublishResult as PublishResult,
         SitemapSetBuilder as SitemapSetBuilder,
     )
+    from .shards.shard_loop import off_base_note as off_base_note
     from .shards.storage import (
         process_alive as process_alive,
     )
@@ -150,6 +151,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "xml.schema_files": ("parse_schema",),
     "changes.compare": ("KINDS", "SetChanges"),
     "shards.set_builder": ("PublishResult", "SitemapSetBuilder"),
+    "shards.shard_loop": ("off_base_note",),
     "shards.storage": ("process_alive",),
     "shards.bucket": ("BucketTarget", "parse_bucket_uri"),
     "shards.groups": ("SitemapGroup", "group_name_problem", "group_of_file"),
@@ -200,6 +202,7 @@ __all__ = [
     "news_language",
     "normalize_url",
     "open_input",
+    "off_base_note",
     "origin_of",
     "OutputOptions",
     "OVER_LIMIT_STAT",

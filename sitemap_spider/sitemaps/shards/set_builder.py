@@ -65,6 +65,7 @@ class PublishResult:
     #: Lastmods written as given that are before 1991 ("placeholder") or later than now ("future").
     odd_lastmods: tuple[tuple[str, int], ...] = ()
     off_base: int = 0  # locs written that are not under index_url's folder (cross-submission)
+    off_base_example: str | None = None  # the first of them, in loc order
 
 
 class SitemapSetBuilder:
@@ -277,6 +278,7 @@ class SitemapSetBuilder:
             llms_txt=llms_result,
             odd_lastmods=tuple((oddity, n) for oddity, n in loop.lastmods.counts.items() if n),
             off_base=loop.scope.count,
+            off_base_example=loop.scope.example,
         )
         logger.info(
             "Published %s: %d URLs in %d files (%d duplicates dropped)",

@@ -92,18 +92,31 @@ class ScopeTally:
         self.base_url = base_url
         self._normal_base = normalize_url(base_url) or base_url
         self.count = 0
+        self.example: str | None = None  # the first of them in loc order
 
     def blocks(self, blocks: Iterable[KeptBlock]) -> Iterator[KeptBlock]:
         base = self.base_url
         for block in blocks:
             locs = block[0]
             if locs and not (locs[0].startswith(base) and locs[-1].startswith(base)):
-                self.count += sum(1 for loc in locs if not loc.startswith(base) and not self._in_scope(loc))
+                outside = [loc for loc in locs if not loc.startswith(base) and not self._in_scope(loc)]
+                self.count += len(outside)
+                if outside and self.example is None:
+                    self.example = outside[0]
             yield block
 
     def _in_scope(self, loc: str) -> bool:
         normal = normalize_url(loc)
         return normal is not None and normal.startswith(self._normal_base)
+
+
+def off_base_note(count: int, base_url: str, example: str | None) -> str:
+    """What ``scrapy publish`` and a crawl say of the locs ScopeTally counted."""
+    such_as = f" (such as {example})" if example else ""
+    return (
+        f"{count:,} URL(s) not under {base_url} published as given{such_as}: search engines take them "
+        "only if their own host's robots.txt names this sitemap (scrapy validate --base-url checks it)"
+    )
 
 
 class ShardLoop:
