@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitemap_spider.sitemaps import EXTENSIONS_DROPPED_STAT, OVER_LIMIT_STAT
+from sitemap_spider.sitemaps import DUPLICATE_STAT, EXTENSIONS_DROPPED_STAT, OVER_LIMIT_STAT
 
 # --- the published set ----------------------------------------------------------
 #: Entries the pipeline took (valid, before duplicates are dropped).
@@ -38,6 +38,8 @@ EXCLUDED: Final = "sitemap/excluded/"
 FEED_OVER_LIMIT: Final = OVER_LIMIT_STAT
 #: ``sitemap/feed/extensions_dropped``: items the ``sitemap`` feed wrote without their extensions.
 FEED_EXTENSIONS_DROPPED: Final = EXTENSIONS_DROPPED_STAT
+#: ``sitemap/feed/duplicate``: items of a URL the ``sitemap`` feed had written already.
+FEED_DUPLICATE: Final = DUPLICATE_STAT
 #: Links to other origins met on the site's pages.
 LINKS_OFFSITE: Final = "sitemap/links/offsite"
 

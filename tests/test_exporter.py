@@ -149,6 +149,21 @@ def test_urls_beyond_the_limit_are_counted_and_reported_with_what_to_use(caplog:
         assert "FEED_EXPORT_BATCH_ITEM_COUNT = 50000" in error and "sitemap_spider.Addon" in error
 
 
+def test_each_url_is_written_once_for_its_first_item() -> None:
+    items = [
+        {"loc": "https://example.com/a", "lastmod": "2024-01-01"},
+        {"url": "https://example.com/b"},
+        {"loc": "https://example.com/a#top", "lastmod": "2024-06-01"},  # the same page
+        {"loc": "https://example.com/a"},
+    ]
+    data, exporter = export(items)
+    assert read_urls(data, "export") == [
+        {"loc": "https://example.com/a", "lastmod": "2024-01-01"},
+        {"loc": "https://example.com/b"},
+    ]
+    assert (exporter.urls_written, exporter.duplicates, exporter.items_skipped) == (2, 2, 0)
+
+
 def test_empty_export_warns(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING):
         export([{"loc": "bad"}])

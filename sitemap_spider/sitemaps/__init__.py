@@ -109,6 +109,7 @@ if TYPE_CHECKING:
         group_of_file as group_of_file,
     )
     from .shards.exporter import (
+        DUPLICATE_STAT as DUPLICATE_STAT,
         EXTENSIONS_DROPPED_STAT as EXTENSIONS_DROPPED_STAT,
         OVER_LIMIT_STAT as OVER_LIMIT_STAT,
         SitemapItemExporter as SitemapItemExporter,
@@ -155,7 +156,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "shards.storage": ("process_alive",),
     "shards.bucket": ("BucketTarget", "parse_bucket_uri"),
     "shards.groups": ("SitemapGroup", "group_name_problem", "group_of_file"),
-    "shards.exporter": ("EXTENSIONS_DROPPED_STAT", "OVER_LIMIT_STAT", "SitemapItemExporter"),
+    "shards.exporter": ("DUPLICATE_STAT", "EXTENSIONS_DROPPED_STAT", "OVER_LIMIT_STAT", "SitemapItemExporter"),
     "ingest.feed": ("BATCH_FORMATS", "Ingest", "IngestOptions", "Tally", "ingest_chunks"),
     "ingest.inputs": ("BadInput", "FORMATS", "open_input", "read_records"),
 }
@@ -172,6 +173,7 @@ __all__ = [
     "check_entry",
     "check_loc",
     "describe_write_error",
+    "DUPLICATE_STAT",
     "EARLIEST_LASTMOD",
     "EmptySitemapError",
     "entry_from_json",
