@@ -128,7 +128,7 @@ class SetPublisher:
         self.invalid_count += 1
         if self.invalid_count <= MAX_LOGGED_INVALID:
             logger.warning(
-                "Not listed in the sitemap (invalid): %s: %s%s", loc, error,
+                "Not listed in the sitemap (invalid): %s: %s%s", "an item" if loc is None else loc, error,
                 "; further invalid entries are counted, and logged at DEBUG level only"
                 if self.invalid_count == MAX_LOGGED_INVALID else "",
             )  # fmt: skip
@@ -193,7 +193,8 @@ class SetPublisher:
             self._log_summary(result, self.report.excluded_counts(), self._not_fetched())
             if result.off_base:
                 base_url = result.index_url[: -len(INDEX_NAME)]
-                logger.warning("Sitemap: %s", off_base_note(result.off_base, base_url, result.off_base_example))
+                note = off_base_note(result.off_base, base_url, result.off_base_example)
+                logger.warning("Sitemap: %s", note)
             self._log_rendering()
             if changes is not None:
                 self._record_changes(changes)

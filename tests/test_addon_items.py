@@ -164,7 +164,9 @@ def test_items_take_the_normal_form_publish_gives_their_urls_and_dates(tmp_path:
 
 
 @pytest.mark.parametrize("run_size", [None, 1000])
-def test_an_item_given_twice_is_listed_with_its_latest_lastmod(tmp_path: Path, site: str, run_size: int | None) -> None:
+def test_an_item_given_twice_is_listed_with_its_latest_lastmod(
+    tmp_path: Path, site: str, run_size: int | None
+) -> None:
     """As ``scrapy publish`` lists a URL given twice; with runs of 1,000 entries the two items of a
     URL are sorted into different runs."""
     firsts = [

@@ -62,7 +62,7 @@ def test_a_quarter_of_empty_lastmods_in_a_big_input_all_listed(tmp_path: Path) -
 def test_a_fragment_is_dropped_and_its_url_listed_once(tmp_path: Path) -> None:
     """A sitemap lists pages, never a part of one: ``/a#top`` is ``/a``, given twice."""
     lines = [BASE + "a#top", BASE + "a", BASE + "b#x#y", "HTTPS://WWW.Example.COM/c?q=1#frag"]
-    lines += [f"{BASE}p/{n}" for n in range(2500)]  # the batched run's chunks: fragments in one, not in others
+    lines += [f"{BASE}p/{n}" for n in range(2500)]  # batched: fragments in one chunk, not in others
     single, batched = _both(tmp_path, write_lines(tmp_path / "urls.txt", lines))
     assert folder_files(single.output_dir) == folder_files(batched.output_dir)
     locs = [url["loc"] for url in single.urls()]

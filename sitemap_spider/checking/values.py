@@ -50,7 +50,8 @@ def loc_problems(loc: str) -> list[Problem]:
     if problems[0] is None and "#" in loc:
         # A page's part, not a page: search engines take the URL before it (or drop the entry).
         page = _cut(loc.split("#")[0])
-        problems.append(("loc.fragment", f"{_cut(loc)} has a #fragment, which search engines drop: list {page}"))
+        detail = f"{_cut(loc)} has a #fragment, which search engines drop: list {page}"
+        problems.append(("loc.fragment", detail))
     return [problem for problem in problems if problem is not None]
 
 

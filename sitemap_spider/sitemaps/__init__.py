@@ -156,7 +156,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "shards.storage": ("process_alive",),
     "shards.bucket": ("BucketTarget", "parse_bucket_uri"),
     "shards.groups": ("SitemapGroup", "group_name_problem", "group_of_file"),
-    "shards.exporter": ("DUPLICATE_STAT", "EXTENSIONS_DROPPED_STAT", "OVER_LIMIT_STAT", "SitemapItemExporter"),
+    "shards.exporter": (
+        "DUPLICATE_STAT", "EXTENSIONS_DROPPED_STAT", "OVER_LIMIT_STAT", "SitemapItemExporter",
+    ),
     "ingest.feed": ("BATCH_FORMATS", "Ingest", "IngestOptions", "Tally", "ingest_chunks"),
     "ingest.inputs": ("BadInput", "FORMATS", "open_input", "read_records"),
 }

@@ -142,9 +142,9 @@ def _range_blocks(path: Path, low: str | None, high: str | None, size: int) -> I
 
 def write_unique(blocks: Iterable[list[str]], work_dir: Path, run_size: int) -> tuple[str, int, list[str]]:
     """Write the kept line (latest.py) of each loc of the sorted run lines ``blocks``
-    (``encode_fields``: five fields each) to a new file in ``work_dir``. Return the file, the number of lines left
-    out (repeated locs), and sorted run files in ``work_dir`` of the digest lines of the lines
-    written (the caller removes them).
+    (``encode_fields``: five fields each) to a new file in ``work_dir``. Return the file, the
+    number of lines left out (repeated locs), and sorted run files in ``work_dir`` of the digest
+    lines of the lines written (the caller removes them).
 
     A block at a time, as columns, in a few C-level passes.
     """
@@ -156,7 +156,7 @@ def write_unique(blocks: Iterable[list[str]], work_dir: Path, run_size: int) -> 
             # Every line of a loc in one block: the kept one is known within it.
             for block in whole_groups(blocks):
                 locs, found = locs_and_digests(block)
-                # Lines of one loc are adjacent: one is kept, the first unless a later one has a later lastmod.
+                # Lines of one loc are adjacent: the first is kept, unless another has a later lastmod.
                 new = list(map(operator.ne, locs, [None, *locs[:-1]]))
                 if False in new:
                     kept = latest_lines(block, new)

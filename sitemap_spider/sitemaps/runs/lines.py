@@ -4,8 +4,9 @@ decoder of the line is here, the fast ones beside the general ones.
 The line is ``loc<TAB>lastmod<TAB>changefreq<TAB>priority<TAB>digest`` where an optional field
 is ``-`` when absent and ``+value`` when present, so ``None`` and any string stay distinct.
 Lines are compared whole, so the lines of a loc are adjacent; the kept one is the one with the
-latest lastmod (latest.py), which does not depend on insertion order. A digest field is also a line of its own in the runs of digests
-(``digest_line``), which find the pages that share content (dedupe.py).
+latest lastmod (latest.py), which does not depend on insertion order. A digest field is also a
+line of its own in the runs of digests (``digest_line``), which find the pages that share content
+(dedupe.py).
 
 The line of a rich entry (images, videos, news: xml/extensions.py) carries their XML after its
 priority field's value, behind ``RICH``: ``-\x1f<url xml>\x1f<news date>\x1f<news xml>``. The
@@ -207,7 +208,8 @@ class FirstOfEach:
                     duplicates += 1
                     if lastmod == "-" or not later(line, kept):
                         continue
-                    self._take_back(kept, locs, lastmods, extras, dropped)  # a later lastmod: this line instead
+                    # A later lastmod: this line instead of the one taken.
+                    self._take_back(kept, locs, lastmods, extras, dropped)
                 previous = loc
                 kept = line
                 if digest in shared:

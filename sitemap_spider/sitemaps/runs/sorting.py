@@ -56,7 +56,8 @@ class LineSorter:
     """Collect text lines, then yield them sorted, each key once (the key ends at the first tab).
 
     Among lines with the same key one is kept: of run lines of entries, the one with the latest
-    lastmod (latest.py); ``unique=False``: every line is kept. Lines must not contain a newline; memory holds at most ``run_size`` of them.
+    lastmod (latest.py); ``unique=False``: every line is kept. Lines must not contain a newline;
+    memory holds at most ``run_size`` of them.
     """
 
     def __init__(self, work_dir: Path, run_size: int = 100_000, *, unique: bool = True) -> None:
