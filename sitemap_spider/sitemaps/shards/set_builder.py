@@ -57,13 +57,11 @@ class PublishResult:
     content_duplicates: int  # entries dropped because an earlier loc has the same content_digest
     news_urls: int = 0  # articles in the news files (also counted in urls: they are listed in the shards too)
     news_too_old: int = 0  # articles left out of the news files: published more than two days ago
-    #: What changed since the set published before; the caller closes it. Not part of equality.
-    changes: SetChanges | None = field(default=None, compare=False)
+    changes: SetChanges | None = field(default=None, compare=False)  # since the last set; closed by the caller
     #: With SITEMAP_GROUPS: URLs per group, in the order of the rules, then "other" for the URLs of no group.
     group_urls: tuple[tuple[str, int], ...] = ()
     llms_txt: LlmsTxtResult | None = None  # SITEMAP_LLMS_TXT: what llms.txt lists
-    #: Lastmods written as given that are before 1991 ("placeholder") or later than now ("future").
-    odd_lastmods: tuple[tuple[str, int], ...] = ()
+    odd_lastmods: tuple[tuple[str, int], ...] = ()  # lastmods before 1991 ("placeholder"), after now ("future")
     off_base: int = 0  # locs written that are not under index_url's folder (cross-submission)
     off_base_example: str | None = None  # the first of them, in loc order
 
