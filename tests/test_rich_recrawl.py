@@ -131,17 +131,20 @@ def test_a_history_of_the_first_layout_is_brought_up_to_date(
 
 def test_a_record_keeps_its_extensions_on_the_wire_and_reads_the_older_form() -> None:
     record = PageRecord("http://a/", "http://a/", None, None, '"e"', 1.0, 1.0, None, 200, 1.0,
-                        extensions='{"images": ["http://a/i.jpg"]}')  # fmt: skip
+                        extensions='{"images": ["http://a/i.jpg"]}', render="browser",
+                        canonical="http://a/c")  # fmt: skip
     assert PageRecord.from_json(record.to_json()) == record
     assert PageRecord.from_row(record.row()) == record
-    # Records sent by a process of an earlier layout: before records kept the render decision
-    # (not known, then), before records of pages left out, and before records kept extensions.
-    undecided = replace(record, render=RENDER_UNDECIDED)
-    for fields in (-1, -2):
+    # Records sent by a process of an earlier layout: before records kept a canonical URL (none,
+    # then), before records kept the render decision (not known, then), before records of pages
+    # left out, and before records kept extensions.
+    no_canonical = replace(record, canonical=None)
+    undecided = replace(no_canonical, render=RENDER_UNDECIDED)
+    for fields, expected in ((-1, no_canonical), (-2, undecided), (-3, undecided)):
         older = json.loads(record.to_json())[:fields]
-        assert PageRecord.from_json(json.dumps(older)) == undecided
-        assert PageRecord.from_row(record.row()[:fields]) == undecided
-    oldest = json.loads(record.to_json())[:-3]
+        assert PageRecord.from_json(json.dumps(older)) == expected
+        assert PageRecord.from_row(record.row()[:fields]) == expected
+    oldest = json.loads(record.to_json())[:-4]
     assert PageRecord.from_json(json.dumps(oldest)) == replace(undecided, extensions=None)
 
 

@@ -20,6 +20,7 @@ RENDER_UNDECIDED: Final = "?"
 COLUMNS = (
     "url", "loc", "fingerprint", "last_modified", "etag", "first_seen", "changed_at", "lastmod",
     "status", "last_ok", "outlinks", "content_digest", "outcome", "extensions", "excluded", "render",
+    "canonical",
 )  # fmt: skip
 
 
@@ -38,7 +39,10 @@ class PageRecord:
     recrawl fetches none of them whole again. Such a record has no ``loc``. ``render``: what the
     page's render decision depended on beyond its HTML (render/revisits.py): None for nothing, so a
     304 lists it as it was; RENDER_UNDECIDED when not known (a record of an earlier layout, read
-    from a row or the wire without it, is one).
+    from a row or the wire without it, is one). ``canonical``: the other URL (crawled) the page
+    names as canonical: a page listed only if that URL is not (crawl/canonicals.py), or one left
+    out for a canonical on another site; None for a page that names itself or none (and for every
+    record of an earlier layout, read without it).
     """
 
     url: str
@@ -57,6 +61,7 @@ class PageRecord:
     extensions: str | None = None
     excluded: str | None = None
     render: str | None = None
+    canonical: str | None = None
 
     @property
     def exclusion(self) -> tuple[str, str | None] | None:
@@ -71,7 +76,7 @@ class PageRecord:
         return (
             self.url, self.loc, self.fingerprint, self.last_modified, self.etag, self.first_seen,
             self.changed_at, self.lastmod, self.status, self.last_ok, self.outlinks, self.content_digest,
-            self.outcome, self.extensions, self.excluded, self.render,
+            self.outcome, self.extensions, self.excluded, self.render, self.canonical,
         )  # fmt: skip
 
     @classmethod
@@ -104,12 +109,20 @@ class PageRecord:
         return unpack_links(self.outlinks, origin)
 
 
+#: Where ``render`` is in a record's values: a record of a layout before it has fewer.
+_RENDER = COLUMNS.index("render")
+
+
 def _of_this_layout(values: list[Any]) -> list[Any]:
     """A record's values as this layout has them: one of an earlier layout (a Redis copy, a JOBDIR state
-    of an earlier release) lacks the last fields, which were none, and its render decision is not known."""
+    of an earlier release) lacks the last fields, added in COLUMNS' order, which were none (``canonical``:
+    none named, or not kept), but for its render decision, not known when it has no ``render``."""
     if len(values) >= len(COLUMNS):
         return values
-    return [*values, *[None] * (len(COLUMNS) - len(values) - 1), RENDER_UNDECIDED]
+    padded = [*values, *[None] * (len(COLUMNS) - len(values))]
+    if len(values) <= _RENDER:
+        padded[_RENDER] = RENDER_UNDECIDED
+    return padded
 
 
 def exclusion(reason: str, detail: str | None) -> str:

@@ -17,7 +17,7 @@ _TABLE = f"""
 CREATE TABLE IF NOT EXISTS pages (
     url TEXT PRIMARY KEY, {", ".join(f"{name} {kind}" for name, kind in zip(COLUMNS[1:], (
         "TEXT NOT NULL", "TEXT", "TEXT", "TEXT", "REAL NOT NULL", "REAL", "TEXT",
-        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT",
+        "INTEGER NOT NULL", "REAL NOT NULL", "BLOB", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT",
     ), strict=True))}
 ) WITHOUT ROWID;
 """  # fmt: skip
@@ -63,6 +63,9 @@ class HistoryStore:
             # Records before it do not know which pages' render decision depends on their scripts: a
             # crawl that renders fetches each HTML page whole once (render/revisits.py).
             _add_column(db, "render", RENDER_UNDECIDED, "excluded IS NULL OR excluded NOT LIKE 'non_html%'")
+            # Records before it named no canonical URL (crawl/recrawl.py fetches whole once those that
+            # left a page out for one).
+            _add_column(db, "canonical")
             self._db = db
             self._absent = False
             # Closed at exit too: a forced stop (a second Ctrl-C or SIGTERM) never reaches
@@ -214,7 +217,7 @@ def _add_extensions_column(db: sqlite3.Connection, path: Path) -> None:
 def _add_column(db: sqlite3.Connection, name: str, value: str | None = None, where: str = "1") -> None:
     """Bring a file written before records had column ``name`` up to date, once: the records ``where``
     holds get ``value``, the others none. ``excluded`` (all NULL: listed pages, as records of pages left
-    out were not kept), ``render`` (not known)."""
+    out were not kept), ``render`` (not known), ``canonical`` (all NULL: see PageRecord)."""
     if name in {row[1] for row in db.execute("PRAGMA table_info(pages)")}:
         return
     db.execute("BEGIN IMMEDIATE")
