@@ -43,6 +43,19 @@ def is_html(content_type: str | bytes | None) -> bool:
     return media_type(content_type) in HTML_TYPES
 
 
+def content_type(response: Any) -> str:
+    """A response's ``Content-Type`` header, as text ("" without one)."""
+    return (response.headers.get("Content-Type") or b"").decode("latin-1")
+
+
+def is_html_response(response: Any) -> bool:
+    """Whether a text response is an HTML document: by its ``Content-Type``, else by what Scrapy sniffed."""
+    header = response.headers.get("Content-Type")
+    if header is None:
+        return bool(response.__class__.__name__ == "HtmlResponse")
+    return is_html(header)
+
+
 def content_digest(body: bytes) -> str:
     """A short hash of a page's bytes: equal for the same page served under two URLs."""
     return hashlib.blake2b(body, digest_size=10).hexdigest()

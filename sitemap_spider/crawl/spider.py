@@ -24,7 +24,7 @@ from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.middlewares import settle_bad_urls
 from sitemap_spider.crawl.mode import Mode, mode_chooser
 from sitemap_spider.crawl.pages import RobotsDirectives, canonical_from_header, canonical_from_html, content_digest
-from sitemap_spider.crawl.pages import is_html, robots_from_header, robots_from_meta
+from sitemap_spider.crawl.pages import content_type, is_html_response, robots_from_header, robots_from_meta
 from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport, error_reason
 from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
@@ -136,8 +136,8 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
             # Its links and content are incomplete (retries.py retried it): never judged.
             self.report.exclude(url, "error", "truncated body")
             return
-        if not isinstance(response, TextResponse) or not self._is_html(response):
-            self._left_out(url, response_facts(response), [], "non_html", self._content_type(response))
+        if not isinstance(response, TextResponse) or not is_html_response(response):
+            self._left_out(url, response_facts(response), [], "non_html", content_type(response))
             return
         settle_bad_urls(response)  # the meta refresh middleware's, when it is on (crawl/middlewares.py)
         facts = self._static_facts(response, url)
@@ -337,14 +337,3 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         # None for none, or for no URL: a canonical that is no URL is none.
         url = None if href is None else resolved(base, href, self.config.strip_params)
         return None if url is None else self.target.site.to_crawl(url)
-
-    @staticmethod
-    def _content_type(response: Response) -> str:
-        return (response.headers.get("Content-Type") or b"").decode("latin-1")
-
-    def _is_html(self, response: TextResponse) -> bool:
-        content_type = response.headers.get("Content-Type")
-        if content_type is None:
-            # No header: trust what Scrapy sniffed from the body.
-            return response.__class__.__name__ == "HtmlResponse"
-        return is_html(content_type)
