@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
 from sitemap_spider.indexnow import Submission, submit_in_thread
+from sitemap_spider.publish_summary import log_published, report_fields
 from sitemap_spider.sitemaps import (
-    INDEX_NAME,
     KINDS,
     EmptySitemapError,
     InvalidEntryError,
-    PublishResult,
     SetChanges,
     ShrinkError,
     SitemapError,
@@ -27,7 +26,6 @@ from sitemap_spider.sitemaps import (
     base_url_of,
     check_entry,
     describe_write_error,
-    off_base_note,
 )
 
 if TYPE_CHECKING:
@@ -188,14 +186,9 @@ class SetPublisher:
             if result.news_urls or result.news_too_old:
                 self.stats.set_value(keys.NEWS_URLS, result.news_urls)
                 self.stats.set_value(keys.NEWS + "too_old", result.news_too_old)
-            summary.update(self._summary(result))
+            summary.update(report_fields(result))
             summary.update(self._run_after_publish())
-            self._log_summary(result, self.report.excluded_counts(), self._not_fetched())
-            if result.off_base:
-                base_url = result.index_url[: -len(INDEX_NAME)]
-                note = off_base_note(result.off_base, base_url, result.off_base_example)
-                logger.warning("Sitemap: %s", note)
-            self._log_rendering()
+            log_published(result, self.report.excluded_counts(), self.stats)
             if changes is not None:
                 self._record_changes(changes)
                 summary["changes"] = self._change_counts(changes)
@@ -258,80 +251,6 @@ class SetPublisher:
         """Say, in the log and the stats, why nothing was published."""
         self.stats.set_value(keys.NOT_PUBLISHED, why)
         logger.error("Sitemap NOT published: %s. Any set published earlier is left as it was.", why)
-
-    @staticmethod
-    def _summary(result: PublishResult) -> dict[str, Any]:
-        summary: dict[str, Any] = {
-            "urls": result.urls,
-            "files": result.files,
-            "index": str(result.index_path),
-            "index_url": result.index_url,
-        }
-        if result.group_urls:
-            summary["groups"] = dict(result.group_urls)
-        if result.llms_txt is not None:
-            summary["llms_txt"] = vars(result.llms_txt)
-        return summary
-
-    def _log_rendering(self) -> None:
-        """Say what rendering bought: pages rendered, URLs only rendering found, templates dropped."""
-        value = self.stats.get_value
-        rendered = (value(keys.RENDER_PAGES) or 0) + (value(keys.RENDER_PROBES) or 0)
-        skipped = value(keys.RENDER_SKIPPED_NO_GAIN) or 0
-        if not rendered and not skipped:
-            return
-        logger.info(
-            "Rendering: %s page(s) rendered (%s to learn whether their template needs it), "
-            "%s URL(s) found only by rendering; %s template(s) judged statically after renders found nothing "
-            "(%s page(s) not rendered), %s put back by a sample",
-            f"{rendered:,}",
-            f"{value(keys.RENDER_PROBES) or 0:,}",
-            f"{value(keys.RENDER_URLS_FOUND) or 0:,}",
-            value(keys.RENDER_TEMPLATES_NO_GAIN) or 0,
-            f"{skipped:,}",
-            value(keys.RENDER_TEMPLATES_REGAINED) or 0,
-        )
-
-    def _not_fetched(self) -> str:
-        """Pages given up after every retry and the last pass, and why: '' when none."""
-        stats = self.stats.get_stats()
-        total = int(stats.get(keys.NOT_FETCHED) or 0)
-        if not total:
-            return ""
-        causes = sorted(
-            (key[len(keys.NOT_FETCHED_CAUSE) :], int(value))
-            for key, value in stats.items()
-            if key.startswith(keys.NOT_FETCHED_CAUSE)
-        )
-        why = ", ".join(f"{cause} {count:,}" for cause, count in causes)
-        return f"\n  could not be fetched (after every retry and a last pass): {total:,} ({why})"
-
-    @staticmethod
-    def _log_summary(result: PublishResult, excluded: dict[str, int], not_fetched: str = "") -> None:
-        reasons = ", ".join(f"{reason} {count:,}" for reason, count in excluded.items() if count)
-        logger.log(
-            logging.WARNING if not_fetched else logging.INFO,
-            "Sitemap published: %s URLs in %s file(s); index %s%s\n"
-            "  not listed: %s%s\n"
-            "  changed since the previous set: %s%s\n"
-            "  add this line to robots.txt:  Sitemap: %s",
-            f"{result.urls:,}",
-            result.files,
-            result.index_path,
-            describe_groups(result.group_urls),
-            reasons or "none",
-            not_fetched,
-            result.changes.describe() if result.changes is not None else "not compared",
-            "" if result.llms_txt is None else "\n  " + result.llms_txt.describe(),
-            result.index_url,
-        )
-
-
-def describe_groups(group_urls: tuple[tuple[str, int], ...]) -> str:
-    """The URLs per group (SITEMAP_GROUPS) as a line of the summary; '' without groups."""
-    if not group_urls:
-        return ""
-    return "\n  by group: " + ", ".join(f"{group} {urls:,}" for group, urls in group_urls)
 
 
 def record_submission(stats: StatsCollector, outcome: Submission) -> None:
