@@ -9,10 +9,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitemap_spider import stats as keys
+from sitemap_spider.crawl import report_facts as facts
+from sitemap_spider.crawl.canonicals import KIND, UNLISTABLE, Candidates
 from sitemap_spider.indexnow import Submission, submit_in_thread
 from sitemap_spider.publish_summary import log_published, report_fields
 from sitemap_spider.sitemaps import (
@@ -70,6 +74,8 @@ class SetPublisher:
         #: Called right after a publish (the crawl history's commit); returns fields for the report.
         self.after_publish: Callable[[], dict[str, Any]] | None = None
         self.invalid_count = 0
+        #: Pages that name another URL as canonical, decided once the set is complete.
+        self.candidates = Candidates(to_crawl, config.strip_params)
 
     @property
     def stats(self) -> StatsCollector:
@@ -86,20 +92,27 @@ class SetPublisher:
             logger.info("SITEMAP_BASE_URL not set: using %s, the origin of the first entry", base_url)
         return SitemapSetBuilder(self.config.output_options(base_url), self._hreflang)
 
-    def add(self, entry: SitemapEntry) -> None:
-        """Add an entry to the set; :class:`InvalidEntryError` when it cannot be one."""
+    def add(self, entry: SitemapEntry, canonical: str | None = None) -> None:
+        """Add an entry to the set (``canonical``: a candidate, see crawl/canonicals.py);
+        :class:`InvalidEntryError` when it cannot be one."""
         if self.failed is not None:
             self.stats.inc_value(keys.NOT_STORED)
             return  # nothing will be published
         try:
+            if canonical is not None:
+                check_entry(entry)
+                self.candidates.add(entry, canonical)  # spooled in the temporary folder
+                return
             if self.builder is None:
                 self.builder = self._new_builder(entry)  # makes SITEMAP_OUTPUT_DIR
             self.builder.add(entry)
         except OSError as exc:
             # A set missing the entries of a run that could not be written would be published
             # as if whole: publish nothing.
-            self._storage_failed(describe_write_error(exc, self.config.output_dir))
+            where = self.config.output_dir if canonical is None else Path(tempfile.gettempdir())
+            self._storage_failed(describe_write_error(exc, where))
             return
+        self.candidates.listed(entry.loc)
         if self.report is not None:
             self.report.listed.add(entry.loc, entry.lastmod)  # the report's lastmod ages and sections
 
@@ -132,17 +145,26 @@ class SetPublisher:
             )  # fmt: skip
         self.report.exclude(str(loc), "invalid", str(error))
 
-    def finish(self, reason: str, stored: Iterable[SitemapEntry] | None = None, resume: str = "") -> bool:
+    def finish(
+        self, reason: str, stored: Iterable[tuple[SitemapEntry, str | None]] | None = None, resume: str = ""
+    ) -> bool:
         """End the crawl: publish if it finished, then write the report; whether a set was published.
 
-        ``stored``: the entries a crawl kept in its state, added now; ``resume``: what the
-        user can do when the crawl did not finish.
+        ``stored``: the entries a crawl kept in its state (each with its canonical URL if
+        another), added now; ``resume``: what the user can do when the crawl did not finish.
         """
         assert self.report is not None
         summary: dict[str, Any] = {"finish_reason": reason}
         changes: SetChanges | None = None
         try:
-            if self.failed is not None:
+            if reason == "finished" and self.failed is None:
+                for entry, canonical in stored or ():
+                    try:
+                        self.add(entry, canonical)
+                    except InvalidEntryError as exc:
+                        self.invalid(entry.loc, exc)
+                self._settle_candidates()
+            if self.failed is not None:  # before the end, or as the set was completed now
                 self.discard()
                 self.not_published(f"storing the entries failed: {self.failed}")
                 return False
@@ -150,11 +172,6 @@ class SetPublisher:
                 self.discard()
                 self.not_published(f"the crawl did not finish ({reason}){resume}")
                 return False
-            for entry in stored or ():
-                try:
-                    self.add(entry)
-                except InvalidEntryError as exc:
-                    self.invalid(entry.loc, exc)
             if self.builder is None:
                 raise EmptySitemapError("no entry")
             result = self.builder.publish(self._content_duplicate)
@@ -200,6 +217,7 @@ class SetPublisher:
             summary.setdefault("not_published", self.stats.get_value(keys.NOT_PUBLISHED))
             self.report.write(summary, changes)
             self.report.close()
+            self.candidates.close()
             if changes is not None:
                 changes.close()
 
@@ -231,6 +249,18 @@ class SetPublisher:
             logger.error("The sitemap is published, but the crawl history could not be updated: %s", exc)
             self.stats.set_value(keys.HISTORY_NOT_UPDATED, str(exc))
             return {"history_not_updated": str(exc)}
+
+    def _settle_candidates(self) -> None:
+        """The set is complete: list the candidates whose canonical URL cannot be listed (canonicals.py)."""
+        assert self.report is not None
+        for entry, canonical, why in self.candidates.settle(self.report.redirects):
+            if why is None:
+                self.report.exclude(self.to_crawl(entry.loc), "canonical", f"names {canonical}")
+                continue
+            self.add(entry)
+            self.stats.inc_value(keys.ENTRIES)
+            self.report.count(facts.LISTED)
+            self.report.not_written(KIND, UNLISTABLE, entry.loc, f"{canonical} {why}")
 
     def discard(self) -> None:
         """Drop what was collected: nothing is published."""

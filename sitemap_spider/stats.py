@@ -42,6 +42,11 @@ FEED_EXTENSIONS_DROPPED: Final = EXTENSIONS_DROPPED_STAT
 FEED_DUPLICATE: Final = DUPLICATE_STAT
 #: Links to other origins met on the site's pages.
 LINKS_OFFSITE: Final = "sitemap/links/offsite"
+#: ``sitemap/canonical/<reason>``: canonical links not followed. ``target_unlistable``: pages listed
+#: although they name another URL, which cannot be listed (crawl/canonicals.py; each is named in the
+#: report's extension_problems); ``other_scheme``: pages naming their own URL under the other scheme.
+CANONICAL: Final = "sitemap/canonical/"
+CANONICAL_OTHER_SCHEME: Final = CANONICAL + "other_scheme"
 
 # --- what a publish changed, and IndexNow (sitemaps/changes/compare.py, indexnow.py) ------
 #: ``sitemap/diff/added``, ``.../changed``, ``.../removed``: URLs since the set published before.

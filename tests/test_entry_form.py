@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from sitemap_spider.sitemaps.entry import Alternate, News, PageSummary, RichEntry, SitemapEntry, SummarizedEntry, Video
-from sitemap_spider.sitemaps.entry_form import ROW_COLUMNS, entry_from_json, entry_of_row, entry_row, entry_to_json
+from sitemap_spider.sitemaps.entry_form import (
+    ROW_COLUMNS,
+    candidate_from_json,
+    entry_from_json,
+    entry_of_row,
+    entry_row,
+    entry_to_json,
+)
 
 ENTRIES = [
     SitemapEntry("https://example.com/"),
@@ -48,3 +55,13 @@ def test_only_an_entry_with_a_summary_exports_a_page_field() -> None:
 
     assert "page" not in ItemAdapter(ENTRIES[3]).field_names()
     assert "page" in ItemAdapter(ENTRIES[4]).field_names()
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_an_entry_waiting_on_its_canonical_url_keeps_it_across_processes(entry: SitemapEntry) -> None:
+    """A page that names another URL as canonical waits on it (crawl/canonicals.py): its JSON text
+    carries the URL; read as a plain entry, the text gives the entry alone."""
+    text = entry_to_json(entry, "https://example.com/canonical")
+    assert candidate_from_json(text) == (entry, "https://example.com/canonical")
+    assert entry_from_json(text) == entry
+    assert candidate_from_json(entry_to_json(entry)) == (entry, None)

@@ -1,6 +1,6 @@
-"""The JOBDIR crawl state (sitemap_spider/modes/state.py): rich entries and extension problems
-survive a reopening, a state file of an earlier version gains the extensions column, and a
-done mark is committed with the commit after its own."""
+"""The JOBDIR crawl state (sitemap_spider/modes/state.py): rich entries, the canonical URLs entries
+wait on and extension problems survive a reopening, a state file of an earlier version gains the
+extensions and canonical columns, and a done mark is committed with the commit after its own."""
 
 from __future__ import annotations
 
@@ -32,14 +32,17 @@ def test_rich_entries_and_problems_survive_a_reopening(tmp_path: Path) -> None:
     state.start(fresh=True)
     state.add_entry(rich)
     state.add_entry(SitemapEntry(BASE + "b"))
+    state.add_entry(SitemapEntry(BASE + "c"), canonical=BASE + "b")  # listed at the end only if b is not
     state.add_problem("video", "missing_field", BASE + "c", "description")
     state.add_problem("video", "missing_field", BASE + "c", "description")  # a page fetched again
     state.add_problem("images", "over_limit", BASE + "d", "1100 images")
     state.close()
 
     again = CrawlState(path)
-    assert list(again.entries()) == [rich, SitemapEntry(BASE + "b")]
-    assert type(list(again.entries())[1]) is SitemapEntry
+    assert list(again.entries()) == [
+        (rich, None), (SitemapEntry(BASE + "b"), None), (SitemapEntry(BASE + "c"), BASE + "b")
+    ]
+    assert type(list(again.entries())[1][0]) is SitemapEntry
     assert list(again.problems()) == [
         ("video", "missing_field", BASE + "c", "description"),
         ("images", "over_limit", BASE + "d", "1100 images"),
@@ -57,9 +60,10 @@ def test_a_state_file_of_an_earlier_version_gains_the_column(tmp_path: Path) -> 
         db.execute("INSERT INTO entries VALUES (?, '2024-05-01', NULL, NULL, NULL)", (BASE + "old",))
     db.close()
     state = CrawlState(path)
-    assert list(state.entries()) == [SitemapEntry(BASE + "old", "2024-05-01")]
-    state.add_entry(RichEntry(BASE + "new", images=(BASE + "n.png",)))
-    assert next(iter(state.entries())) == RichEntry(BASE + "new", images=(BASE + "n.png",))  # loc order
+    assert list(state.entries()) == [(SitemapEntry(BASE + "old", "2024-05-01"), None)]
+    state.add_entry(RichEntry(BASE + "new", images=(BASE + "n.png",)), canonical=BASE + "old")
+    # loc order
+    assert next(iter(state.entries())) == (RichEntry(BASE + "new", images=(BASE + "n.png",)), BASE + "old")
     state.close()
 
 

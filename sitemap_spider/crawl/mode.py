@@ -115,8 +115,14 @@ class Mode(Protocol):
         """Keep a page's record until the set is published."""
         ...
 
-    def keep_previous(self, entry: SitemapEntry, record: PageRecord) -> None:
-        """List a page of the last set as it was (it failed now), with its record."""
+    def keep_previous(self, entry: SitemapEntry, canonical: str | None, record: PageRecord) -> None:
+        """List a page of the last set as it was (it failed now), with its record; ``canonical``: the
+        other URL it names as canonical when it waits on it (see :meth:`take_candidate`)."""
+        ...
+
+    def take_candidate(self, entry: SitemapEntry, canonical: str) -> None:
+        """Keep the entry of a page that names ``canonical`` (another URL, crawled form) as its
+        canonical URL until the set is complete: listed then if that URL is not (crawl/canonicals.py)."""
         ...
 
     def crawl_note(self, name: str) -> str | None:

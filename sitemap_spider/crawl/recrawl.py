@@ -114,12 +114,14 @@ class Recrawl:
     def prepare(self, request: Request) -> Request:
         """Ask the server whether the page changed since the last crawl, when the history knows it."""
         record = self.record(request.url)
-        # A record that does not know the page's extensions could not list it from a 304.
+        # A record that does not know the page's extensions could not list it from a 304, nor
+        # one of an earlier version that left out a page for any canonical elsewhere (canonicals.py).
         if (
             record is None
             or record.extensions == EXTENSIONS_UNKNOWN
             or not (record.etag or record.last_modified)
             or (record.excluded is None and not self.knows_extensions(record.extensions))
+            or (record.canonical is None and (record.exclusion or ("",))[0] == "canonical")
             or self._for_render(record, request)
         ):
             return request
@@ -149,9 +151,11 @@ class Recrawl:
         digest: str | None,
         links: list[str],
         extensions: Mapping[str, Any],
+        canonical: str | None = None,
     ) -> tuple[str | None, PageRecord | None]:
         """The page's lastmod, and its new record (None without a history); ``extensions``: the
-        page's RichEntry fields, kept in the record."""
+        page's RichEntry fields, kept in the record; ``canonical``: the other URL it names as
+        canonical when it waits on it (canonicals.py)."""
         response_time = datetime.fromtimestamp(facts["response_time"], UTC)
         fetched_at = datetime.fromtimestamp(facts["fetched_at"], UTC)
         prior = self.record(url)
@@ -189,11 +193,18 @@ class Recrawl:
             outcome=outcome,
             extensions=fields_json(extensions) if extensions else None,
             render=facts.get("history_render"),
+            canonical=canonical,
         )
         return lastmod, record
 
     def left_out(
-        self, url: str, facts: dict[str, Any], links: list[str], reason: str, detail: str | None
+        self,
+        url: str,
+        facts: dict[str, Any],
+        links: list[str],
+        reason: str,
+        detail: str | None,
+        canonical: str | None = None,
     ) -> PageRecord | None:
         """The record of a page fetched well but not listed for what it says of itself (None without a history).
 
@@ -219,6 +230,7 @@ class Recrawl:
             outcome="new" if prior is None else "unchanged",
             excluded=exclusion(reason, detail),
             render=facts.get("history_render"),
+            canonical=canonical,
         )
 
     def not_modified(self, url: str, response: Response) -> PageRecord | None:
@@ -270,15 +282,20 @@ class RecrawlMixin:
             self, public: str, lastmod: str | None, digest: str | None, extensions: Mapping[str, Any] | None = None
         ) -> SitemapEntry: ...
 
+        def _candidate(self, canonical: str | None) -> str | None: ...
+
         def _requests_for(self, hrefs: Iterable[str], response: Response | Request) -> Iterator[Request]: ...
 
     def _stored_links(self, record: PageRecord, source: Response | Request) -> Iterator[Request]:
         links = [link for link in record.links(self.target.site.crawl_origin) if self.link_finder.mark(link)]
         return self._requests_for(links, source)
 
-    def _stored_entry(self, public: str, record: PageRecord) -> SitemapEntry:
-        """The entry of a page as its record has it, with its extensions (those the settings still ask for)."""
-        return self._entry(public, record.lastmod, record.content_digest, self.enricher.restored(record.extensions))
+    def _stored_entry(self, public: str, record: PageRecord) -> tuple[SitemapEntry, str | None]:
+        """The entry of a page as its record has it, with its extensions (those the settings still ask
+        for), and the other URL it names as canonical when it waits on it (canonicals.py)."""
+        extensions = self.enricher.restored(record.extensions)
+        entry = self._entry(public, record.lastmod, record.content_digest, extensions)
+        return entry, self._candidate(record.canonical)
 
     def _not_modified(self, response: Response, url: str) -> Iterator[Request | SitemapEntry]:
         """A 304: the page is as the history has it; its stored links lead the crawl on."""
@@ -295,7 +312,11 @@ class RecrawlMixin:
             return
         public = self._listable(url)
         if public is not None:
-            yield self._stored_entry(public, record)
+            entry, canonical = self._stored_entry(public, record)
+            if canonical is None:
+                yield entry
+            else:
+                self.crawl_mode.take_candidate(entry, canonical)
             self.crawl_mode.observe(record)
 
     def _keep(self, url: str, status: int, request: Request) -> Generator[Request, None, bool]:
@@ -305,6 +326,6 @@ class RecrawlMixin:
         if record is None or public is None:
             return False
         logger.warning("Kept %s listed as the last crawl saw it (this crawl: %s)", url, status or "no response")
-        self.crawl_mode.keep_previous(self._stored_entry(public, record), record)
+        self.crawl_mode.keep_previous(*self._stored_entry(public, record), record)
         yield from self._stored_links(record, request)
         return True

@@ -253,6 +253,12 @@ class CrawlReport:
             out.write("\n}\n")
         logger.info("Crawl report written to %s", self._path)
 
+    def redirects(self) -> Iterator[tuple[str, str]]:
+        """Every redirect recorded so far, every process's: the URL, and where to as its detail writes it."""
+        for url, reason, detail in self._exclusions():
+            if reason == "redirect" and detail is not None and " to " in detail:
+                yield url, detail.split(" to ", 1)[1]
+
     def _exclusions(self) -> Iterator[tuple[str, str, str | None]]:
         if self._store is not None:
             yield from self._store.exclusions()

@@ -12,7 +12,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from scrapy.settings import BaseSettings
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils.response import get_base_url, get_meta_refresh
+from scrapy.utils.response import get_meta_refresh
 from twisted.python.failure import Failure
 
 from sitemap_spider import request_meta as meta
@@ -23,8 +23,9 @@ from sitemap_spider.crawl.enrich import Enricher
 from sitemap_spider.crawl.links import LinkFinder
 from sitemap_spider.crawl.middlewares import settle_bad_urls
 from sitemap_spider.crawl.mode import Mode, mode_chooser
-from sitemap_spider.crawl.pages import RobotsDirectives, canonical_from_header, canonical_from_html, content_digest
-from sitemap_spider.crawl.pages import content_type, is_html_response, robots_from_header, robots_from_meta
+from sitemap_spider.crawl.canonicals import CanonicalMixin
+from sitemap_spider.crawl.pages import RobotsDirectives, canonical_from_header, content_digest, content_type
+from sitemap_spider.crawl.pages import is_html_response, robots_from_header, robots_from_meta
 from sitemap_spider.crawl.recrawl import Recrawl, RecrawlMixin, response_facts
 from sitemap_spider.crawl.report import CrawlReport, error_reason
 from sitemap_spider.crawl.retries import DATALOSS_FLAG, RetryLater
@@ -39,7 +40,7 @@ from sitemap_spider.sitemaps import MAX_LOC_LENGTH, RichEntry, SitemapEntry, Sum
 logger = logging.getLogger(__name__)
 
 
-class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
+class SitemapSpider(CanonicalMixin, RecrawlMixin, RenderingMixin, Spider):
     """Crawl one site breadth-first; yield a :class:`SitemapEntry` for each indexable page.
 
     ``-a url=`` one or more start URLs (one origin); ``-a public_url=`` the
@@ -186,18 +187,19 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         links: list[str] = []
         yield from self._follow(response, directives, links if self.recrawl.store is not None else None)
 
-        href = canonical_from_html(response.selector)
-        canonical = self._resolve(get_base_url(response), href) if href else facts["canonical"]
-        if canonical is not None and canonical != url:
+        canonical = self._canonical(response, facts)
+        if canonical is not None:
             # A canonical URL is a link like the others: too long, a trap or denied, it is not fetched.
             if site.in_scope(canonical) and (request := self._link_request(canonical, response)) is not None:
                 yield request
-            if not self.config.include_canonicalised:
-                # The canonical URL is one of its links for a 304 of it next time.
-                self._left_out(url, facts, [*links, canonical], "canonical", f"names {canonical}")
-                return
+            links.append(canonical)  # one of its links, for a 304 of the page next time
         if directives.noindex and not self.config.include_noindex:
             self._left_out(url, facts, links, "noindex")
+            return
+        target = self._candidate(canonical)
+        if target is not None and not site.in_scope(target):
+            # Another site's page, which is neither fetched nor listed here: the canonical is believed.
+            self._left_out(url, facts, links, "canonical", f"names {target}", target)
             return
         public = self._listable(url)
         if public is None:
@@ -205,8 +207,13 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         # Rendered pages hash their DOM: an app shell is the same bytes on every route.
         digest = content_digest(response.body) if self.config.dedupe_content else None
         extensions = self.enricher.fields(response, public, facts.get("alternates", []))
-        lastmod, record = self.recrawl.judge(url, public, facts, response.selector.root, digest, links, extensions)
-        yield self._entry(public, lastmod, digest, extensions)
+        root = response.selector.root
+        lastmod, record = self.recrawl.judge(url, public, facts, root, digest, links, extensions, target)
+        entry = self._entry(public, lastmod, digest, extensions)
+        if target is None:
+            yield entry
+        else:  # listed if its canonical URL is not, once the set is complete (canonicals.py)
+            self.crawl_mode.take_candidate(entry, target)
         if record is not None:
             self.crawl_mode.observe(record)
 
@@ -217,11 +224,12 @@ class SitemapSpider(RecrawlMixin, RenderingMixin, Spider):
         )
 
     def _left_out(
-        self, url: str, facts: dict[str, Any], links: list[str], reason: str, detail: str | None = None
-    ) -> None:
+        self, url: str, facts: dict[str, Any], links: list[str], reason: str, detail: str | None = None,
+        canonical: str | None = None,
+    ) -> None:  # fmt: skip
         """A page fetched well that is not listed for what it says of itself; its record asks for a 304 next time."""
         self.report.exclude(url, reason, detail)
-        record = self.recrawl.left_out(url, facts, links, reason, detail)
+        record = self.recrawl.left_out(url, facts, links, reason, detail, canonical)
         if record is not None:
             self.crawl_mode.observe(record)
 

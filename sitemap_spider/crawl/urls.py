@@ -66,6 +66,20 @@ class Site:
             return self.crawl_origin + url[len(self.public_origin) :]
         return url
 
+    def other_scheme(self, url: str) -> str:
+        """A normalised URL on the crawled or public host under the other scheme (http for https, or
+        the reverse), whatever its port, as the crawled origin's; any other URL as it is.
+
+        For canonical URLs: a site moved to https whose pages still name their http URLs (which
+        redirect to https) as canonical names its own pages. The other scheme is never fetched.
+        """
+        parts = urlsplit(url)
+        for origin in (self.crawl_origin, self.public_origin):
+            mine = urlsplit(origin)
+            if parts.hostname == mine.hostname and {parts.scheme, mine.scheme} == {"http", "https"}:
+                return self.crawl_origin + url[len(origin_of(url)) :]
+        return url
+
     def to_public(self, url: str) -> str:
         """A crawled URL as the sitemap lists it."""
         if self.public_origin != self.crawl_origin and self.in_scope(url):

@@ -204,24 +204,34 @@ class CrawlMode:
         )
 
     # --- entries ---------------------------------------------------------------------------
-    def take(self, entry: SitemapEntry) -> bool:
-        """Take one entry for the set; False (recorded as invalid) when it cannot be listed."""
+    def take(self, entry: SitemapEntry, canonical: str | None = None) -> bool:
+        """Take one entry for the set; False (recorded as invalid) when it cannot be listed.
+
+        ``canonical``: the other URL its page names as canonical; whether it is listed is decided
+        when the set is complete (crawl/canonicals.py), and it is counted then.
+        """
         try:
-            self.keep(entry)
+            self.keep(entry, canonical)
         except InvalidEntryError as exc:
             self.publisher.invalid(entry.loc, exc)
             return False
-        self.publisher.stats.inc_value(keys.ENTRIES)
-        if self.report is not None:
-            self.report.count(facts.LISTED)
+        if canonical is None:
+            self.publisher.stats.inc_value(keys.ENTRIES)
+            if self.report is not None:
+                self.report.count(facts.LISTED)
         return True
 
-    def keep(self, entry: SitemapEntry) -> None:
+    def keep(self, entry: SitemapEntry, canonical: str | None = None) -> None:
         """Where a valid entry goes; :class:`InvalidEntryError` when it is not one."""
-        self.publisher.add(entry)
+        self.publisher.add(entry, canonical)
 
-    def store_entry(self, entry: SitemapEntry) -> None:
+    def store_entry(self, entry: SitemapEntry, canonical: str | None = None) -> None:
         """Store an entry taken outside a response's output (a durable mode stores it now)."""
+
+    def take_candidate(self, entry: SitemapEntry, canonical: str) -> None:
+        """A page that names ``canonical`` as its canonical URL: listed at the end if that URL is not."""
+        if self.take(entry, canonical):
+            self.store_entry(entry, canonical)
 
     # --- the crawl history -----------------------------------------------------------------
     def use_history(self, path: Path | None, origin: str) -> None:
@@ -246,10 +256,10 @@ class CrawlMode:
         """This crawl's records."""
         return iter(()) if self._staging is None else self._staging.records()
 
-    def keep_previous(self, entry: SitemapEntry, record: PageRecord) -> None:
-        """List a page of the last set as it was (it failed now), with its record."""
-        if self.take(entry):
-            self.store_entry(entry)
+    def keep_previous(self, entry: SitemapEntry, canonical: str | None, record: PageRecord) -> None:
+        """List a page of the last set as it was (it failed now), with its record; ``canonical``: see take."""
+        if self.take(entry, canonical):
+            self.store_entry(entry, canonical)
         self.observe(record)
 
     def crawl_note(self, name: str) -> str | None:

@@ -17,6 +17,7 @@ from scrapy import signals
 
 from sitemap_spider import stats as keys
 from sitemap_spider.config import ConfigError
+from sitemap_spider.crawl.canonicals import KIND, UNLISTABLE, crawled_form, listed_candidates, redirect_moves
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.sitemaps import normalize_url
 
@@ -46,6 +47,8 @@ class CollectingMode(CrawlMode):
     ) -> None:
         super().__init__(crawler, config, base_url, to_crawl)
         self.entries: list[SitemapEntry] = []
+        #: Pages that name another URL as canonical, by loc, with it: decided at the end.
+        self._candidates: dict[str, tuple[SitemapEntry, str]] = {}
         self.excluded: list[tuple[str, str, str | None]] = []
         #: Every URL a page led to (a link, a canonical URL, a redirect of such a request).
         self.linked: set[str] = set()
@@ -72,10 +75,35 @@ class CollectingMode(CrawlMode):
         if depth >= 1:
             self.linked.add(url)
 
-    def keep(self, entry: SitemapEntry) -> None:
+    def keep(self, entry: SitemapEntry, canonical: str | None = None) -> None:
+        if canonical is not None:
+            self._candidates[entry.loc] = (entry, canonical)
+            return
         self.entries.append(entry)
         if self.report is not None:
             self.report.listed.add(entry.loc, entry.lastmod)  # the report's lastmod ages and sections
+
+    def _settle_candidates(self) -> None:
+        """The pages that name another URL as canonical, decided as a publishing crawl decides them."""
+        if not self._candidates:
+            return
+        assert self.report is not None
+        to_crawl = self.publisher.to_crawl
+        listed = {to_crawl(entry.loc) for entry in self.entries}
+        names = {to_crawl(loc): canonical for loc, (_, canonical) in self._candidates.items()}
+        crawled = crawled_form(to_crawl, self.config.strip_params)
+        moves = redirect_moves(self.report.redirects, names.values(), str, crawled)
+        chosen = listed_candidates(names, listed, moves, str)
+        for loc, (entry, canonical) in self._candidates.items():
+            url = to_crawl(loc)
+            if url in listed:
+                continue
+            if url in chosen:
+                self.take(entry)
+                self.report.not_written(KIND, UNLISTABLE, loc, f"{canonical} {chosen[url]}")
+            else:
+                self.report.exclude(url, "canonical", f"names {canonical}")
+        self._candidates.clear()
 
     def exclusion_store(self) -> ExclusionStore | None:
         return self
@@ -98,6 +126,7 @@ class CollectingMode(CrawlMode):
     def end(self, reason: str) -> None:
         self.end_reason = reason
         if reason == "finished":
+            self._settle_candidates()
             self.publisher.stats.set_value(keys.COLLECTED, len(self.entries))
         logger.info(
             "Crawl %s: %d page(s) listable, %d URL(s) left out; nothing published (SITEMAP_PUBLISH is False)",

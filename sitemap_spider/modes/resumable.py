@@ -31,9 +31,9 @@ if TYPE_CHECKING:
 class CrawlStore(Protocol):
     """What a durable crawl state keeps: entries, exclusions, which requests are done."""
 
-    def add_entry(self, entry: SitemapEntry) -> None: ...
+    def add_entry(self, entry: SitemapEntry, canonical: str | None = None) -> None: ...
 
-    def entries(self) -> Iterator[SitemapEntry]: ...
+    def entries(self) -> Iterator[tuple[SitemapEntry, str | None]]: ...
 
     def done(self, request_id: Any) -> None: ...
 
@@ -79,12 +79,12 @@ class DurableMode(CrawlMode):
     def exclusion_store(self) -> ExclusionStore:
         return self.state
 
-    def keep(self, entry: SitemapEntry) -> None:
+    def keep(self, entry: SitemapEntry, canonical: str | None = None) -> None:
         # Checked now, stored by CrawlStateMiddleware with the rest of its response.
         check_entry(entry)
 
-    def store_entry(self, entry: SitemapEntry) -> None:
-        self.state.add_entry(entry)
+    def store_entry(self, entry: SitemapEntry, canonical: str | None = None) -> None:
+        self.state.add_entry(entry, canonical)
 
     def observe(self, record: PageRecord) -> None:
         # Stored with the rest of the response's consequences: a resume keeps it.

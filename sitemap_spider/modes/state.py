@@ -36,8 +36,9 @@ CREATE TABLE IF NOT EXISTS requests (
     data BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pending ON requests (state, priority DESC, id);
+-- canonical: the URL the page names as canonical, when another (crawl/canonicals.py decides at the end).
 CREATE TABLE IF NOT EXISTS entries (loc TEXT PRIMARY KEY, lastmod TEXT, changefreq TEXT,
-                                    priority REAL, content_digest TEXT, extensions TEXT);
+                                    priority REAL, content_digest TEXT, extensions TEXT, canonical TEXT);
 -- A page fetched again after a resume is reported once.
 CREATE TABLE IF NOT EXISTS exclusions (url TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT,
                                        UNIQUE (url, reason));
@@ -64,8 +65,9 @@ class CrawlState:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
-        if "extensions" not in columns:  # a state file of an earlier version: its entries have none
-            self._db.execute("ALTER TABLE entries ADD COLUMN extensions TEXT")
+        for column in ("extensions", "canonical"):  # a state file of an earlier version has neither
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE entries ADD COLUMN {column} TEXT")
         self._last_commit = time.monotonic()
         # Done marks wait one commit interval: Scrapy queues a callback's requests a loop
         # turn after its output is drained, and a mark must never be committed before them.
@@ -127,18 +129,18 @@ class CrawlState:
         row = self._db.execute("SELECT count(*) FROM requests WHERE state = ?", (PENDING,)).fetchone()
         return int(row[0])
 
-    def add_entry(self, entry: SitemapEntry) -> None:
-        """Store an entry; a later one for the same loc replaces it."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?)",
-            entry_row(entry),
-        )
+    def add_entry(self, entry: SitemapEntry, canonical: str | None = None) -> None:
+        """Store an entry (and the other URL its page names as canonical, if any); a later one for
+        the same loc replaces it."""
+        columns = ", ".join((*ROW_COLUMNS, "canonical"))
+        values = (*entry_row(entry), canonical)
+        self._db.execute(f"INSERT OR REPLACE INTO entries ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)", values)
 
-    def entries(self) -> Iterator[SitemapEntry]:
-        """Every stored entry (in loc order, one per loc)."""
-        query = f"SELECT {', '.join(ROW_COLUMNS)} FROM entries ORDER BY loc"
+    def entries(self) -> Iterator[tuple[SitemapEntry, str | None]]:
+        """Every stored entry and its canonical URL if another (in loc order, one per loc)."""
+        query = f"SELECT {', '.join(ROW_COLUMNS)}, canonical FROM entries ORDER BY loc"
         for row in self._db.execute(query):
-            yield entry_of_row(row)
+            yield entry_of_row(row[:-1]), row[-1]
 
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:
         self._db.execute("INSERT OR IGNORE INTO exclusions VALUES (?, ?, ?)", (url, reason, detail))

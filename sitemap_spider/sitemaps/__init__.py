@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     )
     from .entry_form import (
         ROW_COLUMNS as ROW_COLUMNS,
+        candidate_from_json as candidate_from_json,
         entry_from_json as entry_from_json,
         entry_of_row as entry_of_row,
         entry_row as entry_row,
@@ -131,7 +132,9 @@ if TYPE_CHECKING:
 # Each name of the face, under the module (relative to this package) it lives in.
 _HOMES: dict[str, tuple[str, ...]] = {
     "entry": ("Alternate", "News", "PageSummary", "RichEntry", "SitemapEntry", "SummarizedEntry", "Video"),
-    "entry_form": ("ROW_COLUMNS", "entry_from_json", "entry_of_row", "entry_row", "entry_to_json"),
+    "entry_form": (
+        "ROW_COLUMNS", "candidate_from_json", "entry_from_json", "entry_of_row", "entry_row", "entry_to_json",
+    ),
     "item_entries": ("item_to_entry",),
     "rules": (
         "CHANGEFREQS", "CHANGEFREQ_VALUES", "EARLIEST_LASTMOD", "check_entry", "check_loc", "lastmod_oddity",
@@ -170,6 +173,7 @@ __all__ = [
     "base_url_of",
     "BATCH_FORMATS",
     "BucketTarget",
+    "candidate_from_json",
     "CHANGEFREQ_VALUES",
     "CHANGEFREQS",
     "check_entry",

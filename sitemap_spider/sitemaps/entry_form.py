@@ -3,6 +3,9 @@
 Every mode that keeps or sends entries outside the process that made them uses this form: the
 resumable crawl's SQLite table (the row's columns), the shared crawl's Redis hash and the
 second process's messages to the first (the row as JSON). A new field is one change here.
+
+An entry whose page names another URL as canonical waits for the end of the crawl with that URL
+(the crawl decides then whether it is listed): its JSON text carries the URL as a seventh value.
 """
 
 from __future__ import annotations
@@ -31,11 +34,18 @@ def entry_of_row(row: Sequence[Any]) -> SitemapEntry:
     return with_extensions_json(SitemapEntry(loc, lastmod, changefreq, priority, content_digest), extensions)
 
 
-def entry_to_json(entry: SitemapEntry) -> str:
-    """The row of ``entry`` as JSON text."""
-    return json.dumps(entry_row(entry))
+def entry_to_json(entry: SitemapEntry, canonical: str | None = None) -> str:
+    """The row of ``entry`` as JSON text; with the URL its page names as canonical, if another."""
+    row = entry_row(entry)
+    return json.dumps(row if canonical is None else (*row, canonical))
 
 
 def entry_from_json(text: str | bytes) -> SitemapEntry:
     """The entry of ``entry_to_json`` text."""
-    return entry_of_row(json.loads(text))
+    return entry_of_row(json.loads(text)[:6])
+
+
+def candidate_from_json(text: str | bytes) -> tuple[SitemapEntry, str | None]:
+    """The entry of ``entry_to_json`` text, and the canonical URL it was given (None if none)."""
+    row = json.loads(text)
+    return entry_of_row(row[:6]), row[6] if len(row) > 6 else None

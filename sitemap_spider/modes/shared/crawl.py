@@ -26,7 +26,7 @@ from sitemap_spider.history.record import PageRecord
 from sitemap_spider.modes.engine import wake_engine
 from sitemap_spider.modes.shared.connection import PatientRedis, RedisLost, unless_lost
 from sitemap_spider.modes.shared.scripts import register_scripts
-from sitemap_spider.sitemaps import SitemapEntry, entry_from_json, entry_to_json
+from sitemap_spider.sitemaps import SitemapEntry, candidate_from_json, entry_to_json
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -199,12 +199,12 @@ class SharedCrawl:
 
     # --- entries and exclusions, as CrawlState keeps them -------------------------
     @unless_lost(None)
-    def add_entry(self, entry: SitemapEntry) -> None:
-        self.redis.hset(self.keys.entries, entry.loc, entry_to_json(entry))
+    def add_entry(self, entry: SitemapEntry, canonical: str | None = None) -> None:
+        self.redis.hset(self.keys.entries, entry.loc, entry_to_json(entry, canonical))
 
-    def entries(self) -> Iterator[SitemapEntry]:
+    def entries(self) -> Iterator[tuple[SitemapEntry, str | None]]:
         for _, value in self.redis.hscan_iter(self.keys.entries):
-            yield entry_from_json(value)
+            yield candidate_from_json(value)
 
     @unless_lost(None)
     def add_exclusion(self, url: str, reason: str, detail: str | None) -> None:

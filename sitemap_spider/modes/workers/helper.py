@@ -52,11 +52,14 @@ class Helper(Workers):
     def queues_start_urls(self) -> bool:
         return False  # the leader hands this process its URLs
 
-    def take(self, entry: SitemapEntry) -> bool:
-        """Send the entry to the leader, which checks and counts it."""
+    def take(self, entry: SitemapEntry, canonical: str | None = None) -> bool:
+        """Send the entry (and the canonical URL it waits on) to the leader, which checks and counts it."""
         assert self.channel is not None
         # The row, not its JSON text: the channel encodes the whole message as JSON once.
-        self.channel.send({"t": "entry", "e": entry_row(entry)})
+        message = {"t": "entry", "e": entry_row(entry)}
+        if canonical is not None:
+            message["c"] = canonical
+        self.channel.send(message)
         return True
 
     def observe(self, record: PageRecord) -> None:

@@ -160,7 +160,7 @@ class Leader(Workers):
             self._take_links(message["l"], RENDER_PRIORITY, again=True)
         elif kind == "entry":
             # Checked and counted here, as this process's own.
-            self.take(entry_of_row(message["e"]))
+            self.take(entry_of_row(message["e"]), message.get("c"))
         elif kind == "record":
             self.observe(PageRecord.from_wire(message["r"]))
         elif kind == "problem":  # counted here, as the exclusions are
