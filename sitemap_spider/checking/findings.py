@@ -117,7 +117,9 @@ AUDIT_RULES: Final[dict[str, Rule]] = {
     "audit.http_error": Rule(E, "a listed URL answers 4xx or 5xx"),
     "audit.status": Rule(E, "a listed URL answers another status than 200, or nothing at all"),
     "audit.noindex": Rule(E, "a listed URL says noindex (robots meta tag or X-Robots-Tag)"),
-    "audit.canonical": Rule(E, "a listed URL names another URL as canonical"),
+    "audit.canonical": Rule(
+        E, "a listed URL names another URL as canonical, one the crawl lists (or that leads to one)"
+    ),
     "audit.robots": Rule(E, "a listed URL that robots.txt forbids"),
     "audit.robots_unavailable": Rule(
         E, "the site's robots.txt failed every try (5xx, 429, no answer): search engines stop crawling the site"
