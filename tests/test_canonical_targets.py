@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 
 from sitemap_spider.crawl.canonicals import LOOP, NOT_LISTED, listed_candidates, redirect_moves
+from sitemap_spider.history.record import RENDER_UNDECIDED
+from sitemap_spider.history.store import HistoryStore
 from tests.crawl_fixtures import CrawlResult, run_crawl
 from tests.site_server import SiteServer, html_page, links
 from tests.site_spec import Route
@@ -192,6 +194,83 @@ def test_a_history_of_the_earlier_version_judges_such_pages_again(tmp_path: Path
     assert second.files() == first.files()
     for path in UNLISTABLE:
         assert not any(name.lower() == "if-none-match" for name, _ in asked[path]), path
+
+
+#: The pages table of the history file as earlier releases created it: before the render column
+#: (524b2db), and with it, before the canonical column (37ad5b1).
+_EARLIER_TABLE = (
+    "CREATE TABLE pages (url TEXT PRIMARY KEY, loc TEXT NOT NULL, fingerprint TEXT, last_modified TEXT,"
+    " etag TEXT, first_seen REAL NOT NULL, changed_at REAL, lastmod TEXT, status INTEGER NOT NULL,"
+    " last_ok REAL NOT NULL, outlinks BLOB, content_digest TEXT, outcome TEXT, extensions TEXT,"
+    " excluded TEXT{})"
+    " WITHOUT ROWID"
+)
+EARLIER_LAYOUTS = {"no render, no canonical": "", "render, no canonical": ", render TEXT"}
+
+
+def _write_as_an_earlier_release(history: Path, render_column: str) -> None:
+    """Replace the file ``history`` with one of an earlier release's layout holding the same records,
+    as that release wrote them: a page naming another URL as canonical was left out for it."""
+    earlier = history.with_name("earlier.sqlite")
+    with closing(sqlite3.connect(earlier)) as db, db:
+        db.execute(_EARLIER_TABLE.format(render_column))
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("ATTACH DATABASE ? AS now", (str(history),))
+        columns = [row[1] for row in db.execute("PRAGMA main.table_info(pages)")]
+        db.execute(f"INSERT INTO main.pages SELECT {', '.join(columns)} FROM now.pages")
+        db.execute("INSERT INTO main.meta SELECT * FROM now.meta")
+        if render_column:  # as a crawl that could render, and decided from the static HTML, wrote them
+            db.execute("UPDATE main.pages SET render = NULL")
+        db.execute(
+            "UPDATE main.pages SET loc = '', fingerprint = NULL, lastmod = NULL, content_digest = NULL,"
+            " extensions = NULL, changed_at = NULL, excluded = 'canonical' || char(9) || 'names ' || ("
+            "SELECT canonical FROM now.pages AS p WHERE p.url = main.pages.url)"
+            " WHERE url IN (SELECT url FROM now.pages WHERE canonical IS NOT NULL)"
+        )
+    for suffix in ("", "-wal", "-shm"):
+        history.with_name(history.name + suffix).unlink(missing_ok=True)
+    earlier.rename(history)
+
+
+@pytest.mark.parametrize("layout", list(EARLIER_LAYOUTS))
+def test_a_history_file_of_an_earlier_layout_opens_and_recrawls(layout: str, tmp_path: Path) -> None:
+    """A history written before the canonical column, with or without the render column, gains the
+    columns it lacks (render not known without one; no canonical URL): its pages left out for a
+    canonical are fetched whole once and judged anew, the others answer 304, and the next crawl asks
+    every page for a 304."""
+    history = tmp_path / "history.sqlite"
+    with SiteServer() as server:
+        server.validators = True
+        server.routes = site_routes(server.origin, f"https://127.0.0.1:{server.port + 1}")
+        first = run_crawl(server.origin + "/", tmp_path, "-a", "render=never")
+        _check(first, server.origin)
+        _write_as_an_earlier_release(history, EARLIER_LAYOUTS[layout])
+        store = HistoryStore(history)
+        try:
+            records = {record.url: record for record in store.records()}
+        finally:
+            store.close()
+        assert all(record.canonical is None for record in records.values())
+        # The render decision is the record's, or not known without the column.
+        renders = {record.render for record in records.values()}
+        assert renders == ({None} if layout.startswith("render") else {RENDER_UNDECIDED})
+        with closing(sqlite3.connect(history)) as db:
+            assert [row[1] for row in db.execute("PRAGMA table_info(pages)")][-2:] == ["render", "canonical"]
+        server.clear()
+        second = run_crawl(server.origin + "/", tmp_path, "-a", "render=never")
+        asked_second = {r.target: r.headers for r in server.requests}
+        server.clear()
+        third = run_crawl(server.origin + "/", tmp_path, "-a", "render=never")
+        asked_third = {r.target: r.headers for r in server.requests}
+    for result, asked, whole in (
+        (second, asked_second, {*UNLISTABLE, *LEFT_OUT}),
+        (third, asked_third, set()),
+    ):
+        _check(result, server.origin)
+        assert result.files() == first.files()
+        for path in (*UNLISTABLE, *LEFT_OUT, "/target", "/hub", *FILLERS[:3]):
+            conditional = any(name.lower() == "if-none-match" for name, _ in asked[path])
+            assert conditional == (path not in whole), (path, asked[path])
 
 
 def _certificate(directory: Path) -> tuple[Path, Path]:
