@@ -114,6 +114,8 @@ def generate(directory: Path, pages: int, seed: int = 1, small: bool = False) ->
             head = '<meta name="robots" content="noindex, follow">'
         elif index in canonical:
             head = f'<link rel="canonical" href="{page_path(canonical[index])}">'
+            if canonical[index] in noindex:  # a canonical URL that is not indexable: the page is listed itself
+                expected.add(path)
         else:
             expected.add(path)
         body = _paragraphs(rng, rng.randint(*paragraphs)) + "\n<ul>" + "".join(
