@@ -85,7 +85,9 @@ def test_robots_from_header(values: list[str | bytes], noindex: bool) -> None:
         ('<link rel="alternate canonical" href="/c">', "/c"),
         ('<link rel="canonical" href="">', None),
         ('<link rel="alternate" href="/fr/">', None),
-        ('<link rel="canonical" href="/first"><link rel="canonical" href="/second">', "/first"),
+        # Two different canonical URLs: conflicting hints, which Google ignores; the same one twice is one.
+        ('<link rel="canonical" href="/first"><link rel="canonical" href="/second">', None),
+        ('<link rel="canonical" href="/same"><link rel="canonical" href=" /same ">', "/same"),
     ],
 )
 def test_canonical_from_html(head: str, expected: str | None) -> None:

@@ -259,13 +259,17 @@ def robots_from_header(values: Iterable[str | bytes], agents: Iterable[str]) -> 
 
 
 def canonical_from_html(page: Selector | Any) -> str | None:
-    """The href of the first ``<link rel="canonical">``, as written."""
+    """The href of the page's ``<link rel="canonical">``, as written; None without one, and when the
+    page names two different ones: Google then ignores them all, and so does the crawl."""
+    found: str | None = None
     for link in page_tags(page).links:
         rel: str | None = link.get("rel")
         href: str | None = link.get("href")
         if rel is not None and href is not None and "canonical" in rel.lower().split() and href.strip():
-            return href.strip()
-    return None
+            if found is not None and href.strip() != found:
+                return None
+            found = href.strip()
+    return found
 
 
 def canonical_from_header(values: Iterable[str | bytes]) -> str | None:
