@@ -338,6 +338,17 @@ def test_the_chain_from_each_candidate_decides_which_is_listed() -> None:
     assert listed_candidates({"a": "b", "b": "c"}, {"b"}, {}, str) == {}
 
 
+def test_candidates_whose_chains_meet_past_the_last_candidate_are_each_listed() -> None:
+    """Two pages name one URL that redirects to a URL that cannot be listed (or into a loop of
+    redirects): neither chain reaches a page listed, so each page is listed. The second was left
+    out, its chain meeting the first's redirects, marked decided."""
+    both = {"a": NOT_LISTED, "b": NOT_LISTED}
+    assert listed_candidates({"a": "old", "b": "old"}, set(), {"old": "404"}, str) == both
+    assert listed_candidates({"a": "r1", "b": "r2"}, set(), {"r1": "r2", "r2": "r1"}, str) == both
+    # Past the last candidate only: a page whose chain leads to a candidate listed is left out.
+    assert listed_candidates({"a": "old", "b": "a"}, set(), {"old": "404"}, str) == {"a": NOT_LISTED}
+
+
 def test_only_the_redirects_of_the_chains_are_kept_a_hop_a_reading() -> None:
     recorded = [
         ("http://s/r1", "/r2"),  # relative, as a Location may be: resolved by the crawled form below

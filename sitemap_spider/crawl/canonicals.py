@@ -60,12 +60,13 @@ def listed_candidates(
     a candidate's URL, which picks the one of a loop.
     """
     chosen: dict[Node, str] = {}
-    decided: set[Node] = set()
+    decided: set[Node] = set()  # URLs whose chain reaches a page listed, or one chosen
+    dead: set[Node] = set()  # redirects past a chain's last candidate: they lead to no page listed
     for start in names:
         path: list[Node] = []
         on_path: dict[Node, int] = {}
         node = start
-        while node not in listed and node not in decided and node not in on_path:
+        while node not in listed and node not in decided and node not in dead and node not in on_path:
             after = names.get(node, moves.get(node))
             if after is None:
                 break
@@ -77,10 +78,13 @@ def listed_candidates(
             loop = [n for n in path[on_path[node] :] if n in names] if node in on_path else []
             if loop:
                 chosen[min(loop, key=order)] = LOOP
-            else:  # the end: a URL that cannot be listed
-                last = next((n for n in reversed(path) if n in names), None)
+            else:  # the end: a URL that cannot be listed (or that leads to one)
+                last = next((i for i in range(len(path) - 1, -1, -1) if path[i] in names), None)
                 if last is not None:
-                    chosen[last] = NOT_LISTED
+                    chosen[path[last]] = NOT_LISTED
+                    # Another candidate whose chain meets those redirects is listed as well.
+                    dead.update(path[last + 1 :])
+                    del path[last + 1 :]
         decided.update(path)
     return chosen
 
