@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import ssl
+import subprocess
 from collections.abc import Iterator
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
@@ -23,7 +24,7 @@ import pytest
 from sitemap_spider.crawl.canonicals import LOOP, NOT_LISTED, listed_candidates, redirect_moves
 from sitemap_spider.history.record import RENDER_UNDECIDED
 from sitemap_spider.history.store import HistoryStore
-from tests.crawl_fixtures import CrawlResult, run_crawl
+from tests.crawl_fixtures import REPO_ROOT, CrawlResult, crawl_command, run_crawl
 from tests.site_server import SiteServer, html_page, links
 from tests.site_spec import Route
 from tests.sitemap_check import read_sitemap_set
@@ -151,6 +152,22 @@ def test_a_page_is_left_out_only_when_its_canonical_url_is_listed(
     assert "/private/page" not in targets
     if mode == "two":
         assert result.stats["sitemap/workers"] == 2, "the second process never started"
+
+
+@pytest.mark.parametrize("mode", ["one", "two"])
+def test_without_a_report_the_redirects_are_followed_too(mode: str, tmp_path: Path) -> None:
+    """SITEMAP_REPORT is not set by default: a one-process crawl (or a leader) has then no spool of
+    exclusions, and the redirects the chains follow were not known: /canon-redirect, whose canonical
+    URL redirects to /target, listed, was listed too."""
+    with SiteServer() as server:
+        server.routes = site_routes(server.origin, f"https://127.0.0.1:{server.port + 1}")
+        args = crawl_command(server.origin + "/", tmp_path, "-a", "render=never", settings=MODES[mode])
+        report = args.index(f"SITEMAP_REPORT={tmp_path / 'report.json'}")
+        del args[report - 1 : report + 1]
+        proc = subprocess.run(args, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    listed = read_sitemap_set(tmp_path / "sitemaps", server.origin + "/")
+    assert {url["loc"][len(server.origin) :] for url in listed} == LISTED
 
 
 def test_a_recrawl_answered_with_304s_decides_the_same(tmp_path: Path) -> None:

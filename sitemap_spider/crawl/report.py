@@ -107,6 +107,9 @@ class CrawlReport:
         self._totals: Counter[str] = Counter()  # without a store: the counts themselves
         self.listed = facts.ListedFacts()
         self._problems: IO[str] | None = None  # rows of not_written, spooled once there is one
+        #: Without a report nor a store, the redirects alone, which the canonical rule follows
+        #: (crawl/canonicals.py); spooled once there is one.
+        self._redirects: IO[str] | None = None
         self._unchecked_hosts: set[str] = set()
         if path is not None:
             _remove_litter(path)
@@ -129,6 +132,10 @@ class CrawlReport:
             self._store.add_exclusion(url, reason, detail)
         elif self._spool is not None:
             self._spool.write(json.dumps(_row(url, reason, detail), ensure_ascii=False) + "\n")
+        elif reason == "redirect" and detail is not None:
+            if self._redirects is None:  # closed in close()
+                self._redirects = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+            self._redirects.write(json.dumps(_row(url, reason, detail), ensure_ascii=False) + "\n")
 
     def not_written(self, kind: str, reason: str, page: str, detail: str) -> None:
         """Record extension data of a listed page that is not written (an alternate, a video,
@@ -255,7 +262,13 @@ class CrawlReport:
 
     def redirects(self) -> Iterator[tuple[str, str]]:
         """Every redirect recorded so far, every process's: the URL, and where to as its detail writes it."""
-        for url, reason, detail in self._exclusions():
+        rows = self._exclusions()
+        if self._store is None and self._spool is None and self._redirects is not None:
+            self._redirects.flush()
+            self._redirects.seek(0)
+            spooled = map(json.loads, self._redirects)
+            rows = ((row["url"], row["reason"], row.get("detail")) for row in spooled)
+        for url, reason, detail in rows:
             if reason == "redirect" and detail is not None and " to " in detail:
                 yield url, detail.split(" to ", 1)[1]
 
@@ -293,6 +306,9 @@ class CrawlReport:
         if self._problems is not None:
             self._problems.close()
             self._problems = None
+        if self._redirects is not None:
+            self._redirects.close()
+            self._redirects = None
 
 
 def _remove_litter(path: Path) -> None:
