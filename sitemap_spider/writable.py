@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from pathlib import Path
 PROBE_PREFIX = ".sitemap-spider-probe-"
 # Another process starting at the same moment (a Redis worker) may remove a folder this one
 # has just seen, as this one removes those it made: a vanished folder is asked about again.
-_TRIES = 3
+_TRIES = 10
 
 
 def write_problem(directory: Path) -> str | None:
@@ -40,8 +41,9 @@ def _try(directory: Path) -> tuple[str | None, bool]:
     """The problem, and whether a folder seen at first was gone when it was used."""
     missing: list[Path] = []
     for folder in (directory, *directory.parents):
-        if os.path.lexists(folder):
-            if not folder.is_dir():
+        kind = _kind(folder)  # one look: another process may make or remove it meanwhile
+        if kind is not None:
+            if kind != "dir":
                 return f"{folder} is not a directory", False
             break
         missing.append(folder)
@@ -50,13 +52,19 @@ def _try(directory: Path) -> tuple[str | None, bool]:
         for folder in reversed(missing):
             try:
                 folder.mkdir()
+            except FileExistsError:
+                kind = _kind(folder)
+                if kind == "dir":  # another process starting now made it: its to remove
+                    continue
+                # Not a directory, or made and removed again by that process: asked again then.
+                return f"{folder} is not a directory", kind is None
             except OSError as exc:
-                return f"creating {folder} failed: {exc.strerror or exc}", _vanished(exc, made)
+                return f"creating {folder} failed: {exc.strerror or exc}", _vanished(exc)
             made.append(folder)
         try:
             handle, probe = tempfile.mkstemp(prefix=PROBE_PREFIX, dir=directory)
         except OSError as exc:
-            return f"creating a file in {directory} failed: {exc.strerror or exc}", _vanished(exc, made)
+            return f"creating a file in {directory} failed: {exc.strerror or exc}", _vanished(exc)
         os.close(handle)
         os.unlink(probe)
         return None, False
@@ -66,6 +74,16 @@ def _try(directory: Path) -> tuple[str | None, bool]:
                 folder.rmdir()
 
 
-def _vanished(error: OSError, made: list[Path]) -> bool:
-    # A folder this process made is not removed by another before this one does; one it saw may be.
-    return isinstance(error, FileNotFoundError) and not made
+def _kind(path: Path) -> str | None:
+    """What is at ``path``: "dir" for a directory (a link to one too), "other" for anything else,
+    None for nothing (nor for a dangling link: mkdir then fails, on every try)."""
+    try:
+        return "dir" if stat.S_ISDIR(os.stat(path).st_mode) else "other"
+    except FileNotFoundError:
+        return None
+
+
+def _vanished(error: OSError) -> bool:
+    # Another process asking at the same time removes the folders it made, which this one may have
+    # seen or built on (a folder made here inside one made there): asked again.
+    return isinstance(error, FileNotFoundError)

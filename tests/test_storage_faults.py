@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -173,3 +174,38 @@ def test_the_check_leaves_no_folder_it_made(tmp_path: Path) -> None:
     (tmp_path / "kept.txt").write_text("")
     assert write_problem(tmp_path) is None
     assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]
+
+
+def test_two_processes_starting_at_once_both_pass_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers started together, the output folder missing: the other one makes a folder between
+    this one's look and its mkdir (FileExistsError), or removes one this one built on. Either was a
+    ConfigError ("creating ... failed: File exists") for a folder that can be written in."""
+    target = tmp_path / "a" / "b"
+    mkdir = Path.mkdir
+    raced: list[Path] = []
+
+    def the_other_made_it_first(self: Path, *args: object, **kwargs: object) -> None:
+        if not raced:  # the other process makes it, and is still at its probe
+            raced.append(self)
+            mkdir(self)
+        mkdir(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "mkdir", the_other_made_it_first)
+    assert write_problem(target) is None
+    assert raced == [tmp_path / "a"]
+    assert (tmp_path / "a").is_dir() and not target.exists()  # the other's folder is the other's to remove
+    monkeypatch.undo()
+    # The other one removes what it made as this one is making its file: this one asks again.
+    mkstemp, calls = tempfile.mkstemp, []
+
+    def removed_meanwhile(*args: object, **kwargs: object) -> tuple[int, str]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise FileNotFoundError(2, "No such file or directory")
+        return mkstemp(*args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(tempfile, "mkstemp", removed_meanwhile)
+    assert write_problem(tmp_path / "c" / "d") is None
+    assert len(calls) == 2
