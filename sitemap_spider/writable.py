@@ -79,7 +79,7 @@ def _kind(path: Path) -> str | None:
     None for nothing (nor for a dangling link: mkdir then fails, on every try)."""
     try:
         return "dir" if stat.S_ISDIR(os.stat(path).st_mode) else "other"
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # not there, or under a file (said of that file)
         return None
 
 
