@@ -5,8 +5,9 @@ from _pytest.nodeid import NodeId
 
 from tests.crawl_fixtures import case_site, generated_site, private_data_home
 from tests.redis_fixtures import redis_url
+from tests.site_rich import rich_site
 
-__all__ = ["case_site", "generated_site", "private_data_home", "redis_url"]
+__all__ = ["case_site", "generated_site", "private_data_home", "redis_url", "rich_site"]
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-xdist's own hook, which names the groups

@@ -8,11 +8,14 @@ Pages carry no Last-Modified: each ``<url>`` is its loc and its extensions.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from tests.site_server import HTML, html_page, links
+import pytest
+
+from tests.site_server import HTML, SiteServer, html_page, links
 from tests.site_spec import Excluded, Listed, Route, SiteSpec
 
 CDN: Final = "https://cdn.example.net"
@@ -217,3 +220,12 @@ def _news(language: str, date: str, title: str) -> str:
         f"<news:news><news:publication><news:name>{NEWS_NAME}</news:name><news:language>{language}</news:language>"
         f"</news:publication><news:publication_date>{date}</news:publication_date><news:title>{title}</news:title></news:news>"
     )
+
+
+@pytest.fixture
+def rich_site() -> Iterator[tuple[RichSite, SiteServer]]:
+    """The rich site served by a local server (a fixture of every test module, through conftest.py)."""
+    with SiteServer() as server:
+        site = build_rich_site(server.origin)
+        server.serve(site.spec)
+        yield site, server

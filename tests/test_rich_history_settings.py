@@ -5,7 +5,6 @@ as when a kind is turned on (real crawls of tests/site_rich.py on 127.0.0.1)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,14 +21,6 @@ from tests.site_server import SiteServer
 from tests.sitemap_check import read_sitemap_set
 from tests.test_rich_site import check, url_lines
 
-
-
-@pytest.fixture
-def rich_site() -> Iterator[tuple[RichSite, SiteServer]]:
-    with SiteServer() as server:
-        site = build_rich_site(server.origin)
-        server.serve(site.spec)
-        yield site, server
 
 
 QUICK = {"SITEMAP_RETRY_TIMES": "1", "SITEMAP_RETRY_DELAY": "0.1", "SITEMAP_RETRY_LAST_PASS_DELAY": "1"}

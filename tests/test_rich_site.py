@@ -27,14 +27,6 @@ from tests.site_spec import Listed, Route, SiteSpec
 _URL: Final = re.compile(r"<url><loc>([^<]+)</loc>(.*)</url>")
 
 
-@pytest.fixture
-def rich_site() -> Iterator[tuple[RichSite, SiteServer]]:
-    with SiteServer() as server:
-        site = build_rich_site(server.origin)
-        server.serve(site.spec)
-        yield site, server
-
-
 def url_lines(output: Path, prefix: str) -> dict[str, str]:
     """loc -> what follows its <loc> in its <url>, for every file named ``prefix``-NNNNN.xml."""
     found: dict[str, str] = {}
