@@ -90,10 +90,13 @@ SITEMAP_RULES: list[dict[str, object]] = []
 # --- Which URLs are crawled ---------------------------------------------------
 # Regular expressions searched in the public URL: matching URLs are never fetched.
 SITEMAP_DENY: list[str] = []
-# Query parameters removed from every URL (glob patterns, case-insensitive).
+# Query parameters removed from every URL (glob patterns, case-insensitive), and path parameters
+# of the same names (";jsessionid=..." after a segment): click trackers, and the session ids of
+# PHP, Java and Django servers, which name a visitor's session, never a page.
 SITEMAP_STRIP_PARAMS = [
     "utm_*", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "fbclid", "msclkid",
     "yclid", "twclid", "ttclid", "igshid", "mc_cid", "mc_eid", "_ga", "_gl",
+    "phpsessid", "jsessionid", "sessionid",
 ]
 # Follow rel="nofollow" links and pages with a nofollow robots directive: nofollow
 # says nothing about whether the target should be indexed.

@@ -8,7 +8,7 @@ from sitemap_spider.crawl.urls import Site, repeated_segment_count
 from sitemap_spider.sitemaps import urls as urls_module
 from sitemap_spider.sitemaps.urls import normalize_url, remove_dot_segments, strip_query_params
 
-TRACKING = ("utm_*", "gclid", "fbclid")
+TRACKING = ("utm_*", "gclid", "fbclid", "jsessionid", "phpsessid")
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,10 @@ TRACKING = ("utm_*", "gclid", "fbclid")
         ("http://h/search?q=a b&x=\u00e9", "http://h/search?q=a%20b&x=%C3%A9"),
         ("http://EXÄMPLE.com/", "http://xn--exmple-cua.com/"),
         ("  http://h/x  ", "http://h/x"),
+        # Session ids, in the query and as a path parameter (a Java server's), when their names are stripped.
+        ("http://h/p;jsessionid=A1B2?id=3&PHPSESSID=9", "http://h/p?id=3"),
+        ("http://h/a;jsessionid=A1B2/b;v=1;JSESSIONID=x", "http://h/a/b;v=1"),
+        ("http://h/a;b=c/", "http://h/a;b=c/"),
     ],
 )
 def test_normalize_url(raw: str, expected: str) -> None:

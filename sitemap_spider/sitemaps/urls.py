@@ -92,16 +92,31 @@ def strip_query_params(query: str, patterns: Iterable[str]) -> str:
     return "&".join(kept)
 
 
+def strip_path_params(path: str, patterns: Iterable[str]) -> str:
+    """Drop the path parameters (``;name=value`` after a segment) whose name matches a glob pattern:
+    a Java server's ``;jsessionid=...``, which names a visitor's session, not a page."""
+    patterns = tuple(patterns)
+    if ";" not in path or not patterns:
+        return path
+    segments = []
+    for segment in path.split("/"):
+        head, *params = segment.split(";")
+        kept = [p for p in params if not any(fnmatch.fnmatchcase(p.split("=", 1)[0].lower(), g) for g in patterns)]
+        segments.append(";".join([head, *kept]))
+    return "/".join(segments)
+
+
 def normalize_url(url: str, strip_params: Iterable[str] = ()) -> str | None:
     """Return the one normal form of an absolute http(s) URL, or ``None``.
 
     Lower-case scheme and host, no default port, no fragment, dot segments
     resolved, non-ASCII and spaces percent-encoded as UTF-8, escapes in upper
-    case, tracking parameters removed. ``None`` for other schemes and for
+    case, tracking and session parameters removed (of the query and of the path's segments:
+    ``;jsessionid=``). ``None`` for other schemes and for
     URLs that cannot be parsed.
     """
     plain = _NORMAL.fullmatch(url)
-    if plain is not None and "/." not in plain[4]:
+    if plain is not None and "/." not in plain[4] and ";" not in plain[4]:
         scheme, port, query = plain[1], plain[3], plain[5]
         # The same string as below, without w3lib's and urllib's passes (3% of a crawl's CPU).
         if port is None or (int(port) <= 65535 and int(port) != DEFAULT_PORTS[scheme]):
@@ -123,7 +138,7 @@ def normalize_url(url: str, strip_params: Iterable[str] = ()) -> str | None:
     if ":" in host:  # an IPv6 literal keeps its brackets
         host = f"[{host}]"
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    path = _escapes(remove_dot_segments(parts.path) or "/")
+    path = _escapes(strip_path_params(remove_dot_segments(parts.path), strip_params) or "/")
     query = _escapes(strip_query_params(parts.query, strip_params))
     return urlunsplit((scheme, netloc, path, query, ""))
 
