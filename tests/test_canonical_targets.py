@@ -154,6 +154,21 @@ def test_a_page_is_left_out_only_when_its_canonical_url_is_listed(
         assert result.stats["sitemap/workers"] == 2, "the second process never started"
 
 
+def test_a_crawl_that_publishes_nothing_decides_the_same(tmp_path: Path) -> None:
+    """SITEMAP_PUBLISH=False (scrapy audit's crawl, modes/collecting.py) settles the candidates as a
+    publishing crawl does: its report leaves out and lists the same pages."""
+    with SiteServer() as server:
+        server.routes = site_routes(server.origin, f"https://127.0.0.1:{server.port + 1}")
+        settings = {"SITEMAP_PUBLISH": "False"}
+        result = run_crawl(server.origin + "/", tmp_path, "-a", "render=never", settings=settings)
+    assert result.returncode == 0, result.describe()
+    report = result.report
+    assert report is not None
+    assert _left_out(report, server.origin) == LEFT_OUT
+    assert _unlistable(report, server.origin) == UNLISTABLE
+    assert report["stats"]["sitemap/collected"] == len(LISTED)
+
+
 @pytest.mark.parametrize("mode", ["one", "two"])
 def test_without_a_report_the_redirects_are_followed_too(mode: str, tmp_path: Path) -> None:
     """SITEMAP_REPORT is not set by default: a one-process crawl (or a leader) has then no spool of
