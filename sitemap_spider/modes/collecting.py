@@ -17,7 +17,7 @@ from scrapy import signals
 
 from sitemap_spider import stats as keys
 from sitemap_spider.config import ConfigError
-from sitemap_spider.crawl.canonicals import KIND, UNLISTABLE, crawled_form, listed_candidates, redirect_moves
+from sitemap_spider.crawl.canonicals import KIND, UNLISTABLE
 from sitemap_spider.modes.base import CrawlMode
 from sitemap_spider.sitemaps import normalize_url
 
@@ -47,8 +47,6 @@ class CollectingMode(CrawlMode):
     ) -> None:
         super().__init__(crawler, config, base_url, to_crawl)
         self.entries: list[SitemapEntry] = []
-        #: Pages that name another URL as canonical, by loc, with it: decided at the end.
-        self._candidates: dict[str, tuple[SitemapEntry, str]] = {}
         self.excluded: list[tuple[str, str, str | None]] = []
         #: Every URL a page led to (a link, a canonical URL, a redirect of such a request).
         self.linked: set[str] = set()
@@ -76,34 +74,26 @@ class CollectingMode(CrawlMode):
             self.linked.add(url)
 
     def keep(self, entry: SitemapEntry, canonical: str | None = None) -> None:
+        # Pages that name another URL as canonical wait in the publisher's candidates, as in a
+        # publishing crawl, and are decided the same way at the end.
+        candidates = self.publisher.candidates
         if canonical is not None:
-            self._candidates[entry.loc] = (entry, canonical)
+            candidates.add(entry, canonical)
             return
+        candidates.listed(entry.loc)
         self.entries.append(entry)
         if self.report is not None:
             self.report.listed.add(entry.loc, entry.lastmod)  # the report's lastmod ages and sections
 
     def _settle_candidates(self) -> None:
         """The pages that name another URL as canonical, decided as a publishing crawl decides them."""
-        if not self._candidates:
-            return
         assert self.report is not None
-        to_crawl = self.publisher.to_crawl
-        listed = {to_crawl(entry.loc) for entry in self.entries}
-        names = {to_crawl(loc): canonical for loc, (_, canonical) in self._candidates.items()}
-        crawled = crawled_form(to_crawl, self.config.strip_params)
-        moves = redirect_moves(self.report.redirects, names.values(), str, crawled)
-        chosen = listed_candidates(names, listed, moves, str)
-        for loc, (entry, canonical) in self._candidates.items():
-            url = to_crawl(loc)
-            if url in listed:
-                continue
-            if url in chosen:
-                self.take(entry)
-                self.report.not_written(KIND, UNLISTABLE, loc, f"{canonical} {chosen[url]}")
+        for entry, canonical, why in self.publisher.candidates.settle(self.report.redirects):
+            if why is None:
+                self.report.exclude(self.publisher.to_crawl(entry.loc), "canonical", f"names {canonical}")
             else:
-                self.report.exclude(url, "canonical", f"names {canonical}")
-        self._candidates.clear()
+                self.take(entry)
+                self.report.not_written(KIND, UNLISTABLE, entry.loc, f"{canonical} {why}")
 
     def exclusion_store(self) -> ExclusionStore | None:
         return self
@@ -128,6 +118,7 @@ class CollectingMode(CrawlMode):
         if reason == "finished":
             self._settle_candidates()
             self.publisher.stats.set_value(keys.COLLECTED, len(self.entries))
+        self.publisher.candidates.close()
         logger.info(
             "Crawl %s: %d page(s) listable, %d URL(s) left out; nothing published (SITEMAP_PUBLISH is False)",
             reason,
