@@ -85,11 +85,16 @@ def strip_query_params(query: str, patterns: Iterable[str]) -> str:
         return query
     kept = []
     for pair in query.split("&"):
-        name = pair.split("=", 1)[0]
-        if not pair or any(fnmatch.fnmatchcase(name.lower(), p) for p in patterns):
+        if not pair or _stripped(pair, patterns):
             continue
         kept.append(pair)
     return "&".join(kept)
+
+
+def _stripped(parameter: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a ``name=value`` parameter's name matches one of the glob ``patterns`` (any case)."""
+    name = parameter.split("=", 1)[0].lower()
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
 def strip_path_params(path: str, patterns: Iterable[str]) -> str:
@@ -101,7 +106,7 @@ def strip_path_params(path: str, patterns: Iterable[str]) -> str:
     segments = []
     for segment in path.split("/"):
         head, *params = segment.split(";")
-        kept = [p for p in params if not any(fnmatch.fnmatchcase(p.split("=", 1)[0].lower(), g) for g in patterns)]
+        kept = [param for param in params if not _stripped(param, patterns)]
         segments.append(";".join([head, *kept]))
     return "/".join(segments)
 
