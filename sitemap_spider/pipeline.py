@@ -11,14 +11,13 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from sitemap_spider.config import ConfigError, SitemapConfig
 from sitemap_spider.config_parsing import check_output_dir
 from sitemap_spider.modes import CrawlMode, mode_of
-from sitemap_spider.sitemaps import InvalidEntryError, SitemapEntry, item_to_entry
+from sitemap_spider.sitemaps import InvalidEntryError, SitemapEntry, item_loc, item_to_entry
 
 if TYPE_CHECKING:
     from typing import Self
@@ -62,7 +61,7 @@ class SitemapPipeline:
         try:
             entry = item_to_entry(item)
         except InvalidEntryError as exc:
-            self.mode.publisher.invalid(_loc_of(item), exc)
+            self.mode.publisher.invalid(item_loc(item), exc)
             return item  # not a sitemap entry: the project's other pipelines may want it
         if not self.mode.take(entry) and isinstance(item, SitemapEntry):
             # The crawl's own entries serve only the sitemap: drop one that cannot be listed.
@@ -96,12 +95,3 @@ def stopped_at_start_up(error: ConfigError) -> ConfigError:
 def _read_error(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()
-
-
-def _loc_of(item: Any) -> object:
-    """The address an item gives (its ``loc``, else its ``url``), to name it; None if none."""
-    if not ItemAdapter.is_item(item):
-        return None
-    adapter = ItemAdapter(item)
-    loc = adapter.get("loc")
-    return adapter.get("url") if loc is None else loc

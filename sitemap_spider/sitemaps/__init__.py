@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         entry_to_json as entry_to_json,
     )
     from .item_entries import (
+        item_loc as item_loc,
         item_to_entry as item_to_entry,
     )
     from .rules import (
@@ -135,7 +136,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "entry_form": (
         "ROW_COLUMNS", "candidate_from_json", "entry_from_json", "entry_of_row", "entry_row", "entry_to_json",
     ),
-    "item_entries": ("item_to_entry",),
+    "item_entries": ("item_loc", "item_to_entry"),
     "rules": (
         "CHANGEFREQS", "CHANGEFREQ_VALUES", "EARLIEST_LASTMOD", "check_entry", "check_loc", "lastmod_oddity",
         "parse_lastmod",

@@ -107,8 +107,7 @@ def item_to_entry(item: Any) -> SitemapEntry:
     if isinstance(item, SitemapEntry):
         return item
     adapter = ItemAdapter(item)
-    # A project's items often call it url.
-    loc = adapter.get("loc") if adapter.get("loc") is not None else adapter.get("url")
+    loc = item_loc(adapter)
     if loc is None:
         raise InvalidEntryError("item has no loc (or url) field")
     fields, _ = taken_fields(
@@ -122,6 +121,17 @@ def item_to_entry(item: Any) -> SitemapEntry:
     )
     # alternates, images, videos, news (extensions.FIELDS): a RichEntry when the item has any.
     return with_extensions(SitemapEntry(*fields), adapter)
+
+
+def item_loc(item: Any) -> Any:
+    """The address an item gives: its ``loc``, else its ``url`` (what a project's items often call
+    it); None when it has neither, or is no item itemadapter reads."""
+    if not isinstance(item, ItemAdapter):
+        if not ItemAdapter.is_item(item):
+            return None
+        item = ItemAdapter(item)
+    loc = item.get("loc")
+    return item.get("url") if loc is None else loc
 
 
 def entry_from_item(item: Any) -> SitemapEntry:
