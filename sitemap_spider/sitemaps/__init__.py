@@ -197,6 +197,7 @@ __all__ = [
     "ingest_chunks",
     "IngestOptions",
     "InvalidEntryError",
+    "item_loc",
     "item_to_entry",
     "KINDS",
     "lastmod_oddity",
